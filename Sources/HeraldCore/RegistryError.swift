@@ -1,0 +1,20 @@
+/// An error of the registry's rules, with a stable code for logs, metric labels and wire tables.
+public struct RegistryError: Error, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case invalidKey = "registry.invalid_key"
+        case versionConflict = "registry.version_conflict"
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
+
+    public var description: String { "\(self.code.rawValue): \(self.message)" }
+}

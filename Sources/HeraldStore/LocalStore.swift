@@ -1,0 +1,40 @@
+import HeraldCore
+public import Logging
+
+/// A node's LMDB store: one environment holding the view and, when the node runs alone, the
+/// command log too.
+public final class LocalStore: Sendable {
+    enum DatabaseName {
+        static let log = "log"
+        static let records = "registry"
+        static let meta = "meta"
+        static let all = [log, records, meta]
+    }
+
+    public let environment: LMDBEnvironment
+    public let writer: StoreWriter
+    public let log: LMDBCommandLog
+    public let view: LMDBRegistryView
+
+    public init(path: String, configuration: LMDBEnvironment.Configuration = .init()) throws {
+        let environment = try LMDBEnvironment(path: path, databases: DatabaseName.all, configuration: configuration)
+        let writer = StoreWriter(environment: environment)
+        self.environment = environment
+        self.writer = writer
+        self.log = try LMDBCommandLog(writer: writer, database: environment.database(DatabaseName.log))
+        self.view = try LMDBRegistryView(
+            writer: writer,
+            records: environment.database(DatabaseName.records),
+            meta: environment.database(DatabaseName.meta)
+        )
+    }
+
+    /// The follower that keeps `view` applied up to `log`.
+    public func follower(logger: Logger) -> LogFollower {
+        LogFollower(log: self.log, view: self.view, logger: logger)
+    }
+
+    public func close() async throws {
+        try await self.writer.close()
+    }
+}

@@ -1,0 +1,98 @@
+public import HeraldCore
+
+/// The embedded command log: entries keyed by position in an LMDB database.
+///
+/// Appends are group-committed: while one transaction is being written and synced, further
+/// appends queue up and go into the next transaction together, so throughput grows with
+/// concurrency instead of being capped at one fsync per command.
+public actor LMDBCommandLog: CommandLog {
+    /// Most commands written in one transaction.
+    public static let maximumBatch = 4096
+
+    private struct Pending {
+        var commands: [RegistryCommand]
+        var continuation: CheckedContinuation<[LogPosition], any Error>
+    }
+
+    private let writer: StoreWriter
+    private let environment: LMDBEnvironment
+    private let table: Table<UInt64, RegistryCommand>
+    private let headSignal: PositionSignal
+    private var pending: [Pending] = []
+    private var isFlushing = false
+
+    public init(writer: StoreWriter, database: LMDBDatabase) throws {
+        self.writer = writer
+        self.environment = writer.environment
+        self.table = Table(database)
+        let table = self.table
+        let head = try writer.environment.read { txn in try table.lastKey(in: txn) ?? 0 }
+        self.headSignal = PositionSignal(position: head)
+    }
+
+    @discardableResult
+    public func append(_ commands: [RegistryCommand]) async throws -> [LogPosition] {
+        guard !commands.isEmpty else { return [] }
+        return try await withCheckedThrowingContinuation { continuation in
+            self.pending.append(Pending(commands: commands, continuation: continuation))
+            if !self.isFlushing {
+                self.isFlushing = true
+                Task { await self.flush() }
+            }
+        }
+    }
+
+    private func flush() async {
+        while !self.pending.isEmpty {
+            var batch: [Pending] = []
+            var count = 0
+            while let next = self.pending.first, batch.isEmpty || count + next.commands.count <= Self.maximumBatch {
+                batch.append(self.pending.removeFirst())
+                count += next.commands.count
+            }
+            let commands = batch.flatMap(\.commands)
+            let table = self.table
+            do {
+                let first = try await self.writer.write { txn in
+                    let first = (try table.lastKey(in: txn) ?? 0) + 1
+                    for (offset, command) in commands.enumerated() {
+                        try table.put(command, for: first + UInt64(offset), in: txn)
+                    }
+                    return first
+                }
+                var position = first
+                for request in batch {
+                    let positions = (0..<request.commands.count).map { position + UInt64($0) }
+                    position += UInt64(request.commands.count)
+                    request.continuation.resume(returning: positions)
+                }
+                self.headSignal.advance(to: position - 1)
+            } catch {
+                for request in batch {
+                    request.continuation.resume(throwing: error)
+                }
+            }
+        }
+        self.isFlushing = false
+    }
+
+    public nonisolated func entries(from position: LogPosition, limit: Int) async throws -> [LogEntry] {
+        let table = self.table
+        return try self.environment.read { txn in
+            var entries: [LogEntry] = []
+            try table.forEach(from: max(position, 1), in: txn) { key, command in
+                entries.append(LogEntry(position: key, command: command))
+                return entries.count < limit
+            }
+            return entries
+        }
+    }
+
+    public nonisolated func head() async throws -> LogPosition {
+        self.headSignal.position
+    }
+
+    public nonisolated func waitForHead(beyond position: LogPosition) async throws -> LogPosition {
+        try await self.headSignal.wait(beyond: position)
+    }
+}

@@ -1,0 +1,33 @@
+/// An error of the store, with a stable code for logs and metric labels.
+public struct StoreError: Error, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// LMDB returned an error not covered by a more specific code.
+        case lmdb = "store.lmdb"
+        /// The map is full and may not grow further (`store.max-map-size`).
+        case full = "store.full"
+        /// Stored bytes do not decode: a bug or a damaged file, never normal operation.
+        case corrupt = "store.corrupt"
+        /// A value written by a newer Herald than this one.
+        case unsupportedFormat = "store.unsupported_format"
+        /// The store was closed while work was pending.
+        case closed = "store.closed"
+        /// A key or value is too large for LMDB.
+        case tooLarge = "store.too_large"
+    }
+
+    public let code: Code
+    public let message: String
+    /// LMDB's return code, when the error came from LMDB.
+    public let lmdbCode: Int32?
+
+    public init(_ code: Code, _ message: String, lmdbCode: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.lmdbCode = lmdbCode
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
+
+    public var description: String { "\(self.code.rawValue): \(self.message)" }
+}

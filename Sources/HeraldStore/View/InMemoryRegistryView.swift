@@ -1,0 +1,59 @@
+public import HeraldCore
+import Synchronization
+
+/// The registry view held in memory: the reference the LMDB view is checked against, and a fast
+/// stand-in for front-door tests.
+public final class InMemoryRegistryView: RegistryView {
+    private struct State {
+        var applied: LogPosition = 0
+        var records: [RegistrationKey: RegistryRecord] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let appliedSignal = PositionSignal(position: 0)
+
+    public init() {}
+
+    public func appliedPosition() -> LogPosition {
+        self.state.withLock { $0.applied }
+    }
+
+    public func apply(_ entries: [LogEntry]) {
+        let applied = self.state.withLock { state in
+            for entry in entries where entry.position > state.applied {
+                let key = entry.command.key
+                if case .store(let record) = entry.command.effect(on: state.records[key]) {
+                    state.records[key] = record
+                }
+                state.applied = entry.position
+            }
+            return state.applied
+        }
+        self.appliedSignal.advance(to: applied)
+    }
+
+    public func record(for key: RegistrationKey) -> RegistryRecord? {
+        self.state.withLock { $0.records[key] }
+    }
+
+    public func registrations(scope: RegistrationScope, subject: [UInt8]) -> [Registration] {
+        self.state.withLock { state in
+            state.records
+                .filter { $0.key.scope == scope && $0.key.subject == subject }
+                .sorted { $0.key.installationID.utf8.lexicographicallyPrecedes($1.key.installationID.utf8) }
+                .compactMap(\.value.registration)
+        }
+    }
+
+    public func recordCount() -> Int {
+        self.state.withLock { $0.records.count }
+    }
+
+    public func waitForApplied(beyond position: LogPosition) async throws -> LogPosition {
+        try await self.appliedSignal.wait(beyond: position)
+    }
+
+    public func allRecords() -> [RegistrationKey: RegistryRecord] {
+        self.state.withLock { $0.records }
+    }
+}

@@ -1,0 +1,25 @@
+public import HeraldCore
+
+/// The registry as materialised from the command log, answering lookups locally.
+///
+/// `apply` takes entries in log order and records the last applied position together with their
+/// effects, atomically, so a view never holds half a batch and never applies an entry twice.
+public protocol RegistryView: Sendable {
+    /// Position of the last applied entry; 0 before the first.
+    func appliedPosition() throws -> LogPosition
+
+    /// Applies entries in order; entries at or below the applied position are skipped.
+    func apply(_ entries: [LogEntry]) async throws
+
+    /// The stored record, including the version of an unregistered key.
+    func record(for key: RegistrationKey) throws -> RegistryRecord?
+
+    /// Live registrations (not unregistered) of every installation of `subject`.
+    func registrations(scope: RegistrationScope, subject: [UInt8]) throws -> [Registration]
+
+    /// Number of stored records, unregistered ones included.
+    func recordCount() throws -> Int
+
+    /// Returns once the applied position is beyond `position`.
+    func waitForApplied(beyond position: LogPosition) async throws -> LogPosition
+}

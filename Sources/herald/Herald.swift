@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct Herald: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Herald: a push-notification gateway for APNs and FCM.",
+        subcommands: [Store.self]
+    )
+}

@@ -1,0 +1,84 @@
+import HeraldCore
+import HeraldTesting
+import Testing
+
+@testable import HeraldStore
+
+@Suite struct CommandLogTests {
+    let stream = SyntheticCommands(seed: 11, subjects: 200)
+
+    @Test func appendsGetIncreasingPositionsAndReadBackInOrder() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            let first = try await store.log.append(stream.commands(0..<3))
+            let second = try await store.log.append(stream.command(at: 3))
+            #expect(first == [1, 2, 3])
+            #expect(second == 4)
+            #expect(try await store.log.head() == 4)
+            let entries = try await store.log.entries(from: 2, limit: 10)
+            #expect(entries.map(\.position) == [2, 3, 4])
+            #expect(entries.map(\.command) == stream.commands(1..<4))
+            #expect(try await store.log.entries(from: 1, limit: 2).count == 2)
+            #expect(try await store.log.entries(from: 5, limit: 2).isEmpty)
+            try await store.close()
+        }
+    }
+
+    @Test func concurrentAppendsGetEveryPositionExactlyOnce() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            let positions = try await withThrowingTaskGroup(of: [LogPosition].self) { group in
+                for task in 0..<40 {
+                    group.addTask { try await store.log.append(stream.commands(task * 5..<task * 5 + 5)) }
+                }
+                var all: [LogPosition] = []
+                for try await positions in group {
+                    // Each caller's commands stay together and in order.
+                    #expect(positions == Array(positions[0]..<positions[0] + 5))
+                    all += positions
+                }
+                return all
+            }
+            #expect(positions.sorted() == Array(1...200))
+            try await store.close()
+        }
+    }
+
+    @Test func headAndEntriesSurviveARestart() async throws {
+        try await withTemporaryDirectory { path in
+            do {
+                let store = try LocalStore(path: path)
+                try await store.log.append(stream.commands(0..<50))
+                try await store.close()
+            }
+            let reopened = try LocalStore(path: path)
+            #expect(try await reopened.log.head() == 50)
+            #expect(try await reopened.log.append(stream.command(at: 50)) == 51)
+            #expect(try await reopened.log.entries(from: 1, limit: 100).map(\.command) == stream.commands(0..<51))
+            try await reopened.close()
+        }
+    }
+
+    @Test func watchDeliversExistingThenNewEntries() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            try await store.log.append(stream.commands(0..<3))
+            var iterator = store.log.watch(from: 2, batchSize: 2).makeAsyncIterator()
+            #expect(try await iterator.next()?.position == 2)
+            #expect(try await iterator.next()?.position == 3)
+            try await store.log.append(stream.command(at: 3))
+            #expect(try await iterator.next()?.command == stream.command(at: 3))
+            try await store.close()
+        }
+    }
+
+    @Test func waitingForTheHeadEndsWithCancellation() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            let waiter = Task { try await store.log.waitForHead(beyond: 0) }
+            waiter.cancel()
+            await #expect(throws: CancellationError.self) { try await waiter.value }
+            try await store.close()
+        }
+    }
+}
