@@ -1,4 +1,5 @@
 import NIOCore
+import Dispatch
 import NIOPosix
 
 /// Serialises every write transaction of one LMDB environment on a thread of its own.
@@ -29,13 +30,17 @@ public actor StoreWriter {
         return try self.environment.withWriteTransaction(body)
     }
 
-    /// Refuses further writes, flushes to disk and stops the writer's thread.
+    /// Refuses further writes and flushes to disk. Later calls fail with `store.closed`.
     public func close() async throws {
         guard !self.isClosed else { return }
         self.isClosed = true
         try self.environment.sync()
-        let group = self.group
-        // The loop cannot shut itself down from its own thread.
-        Task.detached { try? await group.shutdownGracefully() }
+    }
+
+    deinit {
+        // The thread lives as long as the actor: a call enqueued on a stopped loop would never
+        // run, so a caller racing shutdown would hang instead of getting `store.closed`. The
+        // callback form does not block, so it is safe from any thread, the loop's own included.
+        self.group.shutdownGracefully(queue: .global()) { _ in }
     }
 }

@@ -15,15 +15,9 @@ import Glibc
 ///
 /// `HERALD_CRASH_RUNS` sets how many kills one test run does (default 3).
 @Suite(.serialized) struct CrashRecoveryTests {
-    static var heraldBinary: String {
-        if let path = ProcessInfo.processInfo.environment["HERALD_BINARY"] { return path }
-        // `swift test` runs the test bundle from the build folder that also holds `herald`.
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald").path
-    }
-
     @Test func killedWriterLeavesALogPrefixAndAMatchingView() async throws {
-        let binary = Self.heraldBinary
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "build herald first: \(binary) is missing")
+        let binary = HeraldExecutable.path
+        try #require(HeraldExecutable.exists, "build herald first: \(binary) is missing")
         let runs = Int(ProcessInfo.processInfo.environment["HERALD_CRASH_RUNS"] ?? "") ?? 3
         var random = SystemRandomNumberGenerator()
         for run in 0..<runs {

@@ -1,0 +1,41 @@
+/// Parsers for configuration text. Each returns `nil` for text it does not accept; the caller
+/// turns that into an error naming the key.
+enum ConfigurationValueParsing {
+    static func port(_ text: String) -> Int? {
+        guard let value = Int(text.trimmingSpaces), (0...65_535).contains(value) else { return nil }
+        return value
+    }
+
+    static func bool(_ text: String) -> Bool? {
+        switch text.trimmingSpaces.lowercased() {
+        case "true", "yes", "on", "1": true
+        case "false", "no", "off", "0": false
+        default: nil
+        }
+    }
+
+    /// Bytes: a plain integer, or a number with a binary unit (`KiB`, `MiB`, `GiB`, `TiB`; the
+    /// short forms `K`, `M`, `G`, `T` mean the same).
+    static func size(_ text: String) -> Int? {
+        let trimmed = text.trimmingSpaces
+        let units: [(String, Int)] = [
+            ("kib", 1 << 10), ("mib", 1 << 20), ("gib", 1 << 30), ("tib", 1 << 40),
+            ("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("t", 1 << 40), ("b", 1),
+        ]
+        let lower = trimmed.lowercased()
+        for (suffix, multiplier) in units where lower.hasSuffix(suffix) {
+            let number = lower.dropLast(suffix.count).trimmingSpaces
+            guard let value = Int(number), value > 0 else { return nil }
+            let (bytes, overflow) = value.multipliedReportingOverflow(by: multiplier)
+            return overflow ? nil : bytes
+        }
+        guard let value = Int(trimmed), value > 0 else { return nil }
+        return value
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        String(self.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

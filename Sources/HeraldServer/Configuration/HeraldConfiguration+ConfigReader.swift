@@ -1,0 +1,262 @@
+import Configuration
+import HeraldStore
+import Foundation
+import Logging
+import Synchronization
+import SystemPackage
+import Yams
+
+extension HeraldConfiguration {
+    /// Reads, layers and validates the configuration. Throws `ConfigurationError` naming the key
+    /// for an unknown key, a malformed file or a bad value: start-up must stop on any of them.
+    public static func load(from sources: ConfigurationSources) async throws -> EffectiveConfiguration {
+        let keys = Self.keys
+        let file = try Self.configurationFile(sources)
+        let environment = try Self.knownEnvironment(sources.environment, keys: keys)
+        try Self.checkFlags(sources.arguments, keys: keys)
+
+        var providers: [any ConfigProvider] = [
+            CommandLineArgumentsProvider(
+                arguments: ["herald"] + sources.arguments,
+                secretsSpecifier: .specific(Set(keys.filter(\.isSecret).map(\.flag)))
+            ),
+            EnvironmentVariablesProvider(
+                environmentVariables: environment,
+                secretsSpecifier: .specific(Set(keys.filter(\.isSecret).map(\.environmentVariable)))
+            ).prefixKeys(with: "herald"),
+        ]
+        var sourceNames = ["flag", "environment"]
+        if let file {
+            providers.append(
+                try await FileProvider<YAMLSnapshot>(
+                    parsingOptions: .init(secretsSpecifier: .specific(Set(keys.filter(\.isSecret).map(\.name)))),
+                    filePath: FilePath(file),
+                    allowMissing: false
+                )
+            )
+            sourceNames.append("file")
+        }
+        var defaults: [AbsoluteConfigKey: ConfigValue] = [:]
+        for key in keys {
+            if let value = key.defaultValue {
+                defaults[AbsoluteConfigKey(key.components)] = ConfigValue(.string(value), isSecret: key.isSecret)
+            }
+        }
+        providers.append(InMemoryProvider(name: "defaults", values: defaults))
+        sourceNames.append("default")
+
+        let audit = SourceAudit()
+        let reader = ConfigReader(providers: providers, accessReporter: audit)
+        var configuration = HeraldConfiguration()
+        var entries: [EffectiveConfiguration.Entry] = []
+        for key in keys {
+            let raw = reader.string(forKey: ConfigKey(key.components), isSecret: key.isSecret)
+            let origin = audit.origin(of: key.components)
+            let source: String
+            switch origin {
+            case .failed(let index, let encodedKey, let error):
+                let where_ = Self.describe(sourceNames[index], encodedKey: encodedKey, file: file)
+                throw ConfigurationError(.invalidValue, "configuration key \(key.name) (\(where_)) cannot be read: \(error)")
+            case .found(let index, let encodedKey):
+                source = Self.describe(sourceNames[index], encodedKey: encodedKey, file: file)
+            case .missing:
+                source = "unset"
+            }
+            if let raw {
+                try configuration.set(key, to: raw, source: source)
+            }
+            let display = raw.map { key.isSecret ? "******" : $0 } ?? "(unset)"
+            entries.append(.init(key: key, displayValue: display, source: source))
+        }
+        try configuration.validate()
+        return EffectiveConfiguration(configuration: configuration, entries: entries, filePath: file)
+    }
+
+    private static func describe(_ source: String, encodedKey: String, file: String?) -> String {
+        switch source {
+        case "flag": "flag \(encodedKey)"
+        case "environment": "environment variable \(encodedKey)"
+        case "file": "file \(file ?? "?")"
+        default: source
+        }
+    }
+
+    /// The file to read, after checking it holds only known keys; `nil` when there is none or it
+    /// is empty.
+    private static func configurationFile(_ sources: ConfigurationSources) throws -> String? {
+        let path: String
+        if let explicit = sources.filePath {
+            guard FileManager.default.fileExists(atPath: explicit) else {
+                throw ConfigurationError(.unreadableFile, "configuration file \(explicit) does not exist")
+            }
+            path = explicit
+        } else if FileManager.default.fileExists(atPath: sources.defaultFilePath) {
+            path = sources.defaultFilePath
+        } else {
+            return nil
+        }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError(.unreadableFile, "configuration file \(path) cannot be read: \(error.localizedDescription)")
+        }
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw ConfigurationError(.unreadableFile, "configuration file \(path) is not valid YAML: \(error)")
+        }
+        guard let root else { return nil }
+        guard let mapping = root.mapping else {
+            throw ConfigurationError(.unreadableFile, "configuration file \(path) must be a mapping of keys, like `server:\\n  port: 8080`")
+        }
+        let known = Set(Self.keys.map(\.name))
+        let sections = Set(Self.keys.compactMap { $0.name.split(separator: ".").first.map(String.init) })
+        var unknown: [String] = []
+        func walk(_ mapping: Node.Mapping, prefix: String) throws {
+            for (keyNode, value) in mapping {
+                let name = prefix + (keyNode.string ?? "\(keyNode)")
+                if let child = value.mapping {
+                    try walk(child, prefix: name + ".")
+                } else if sections.contains(name) {
+                    throw ConfigurationError(.invalidValue, "configuration key \(name) (file \(path)) must be a mapping, like `\(name):` with indented keys below it")
+                } else if !known.contains(name) {
+                    unknown.append(name)
+                } else if value.scalar == nil {
+                    throw ConfigurationError(.invalidValue, "configuration key \(name) (file \(path)) must be a single value")
+                }
+            }
+        }
+        try walk(mapping, prefix: "")
+        if !unknown.isEmpty {
+            throw ConfigurationError(
+                .unknownKey,
+                "unknown configuration key\(unknown.count == 1 ? "" : "s") \(unknown.joined(separator: ", ")) in file \(path); see docs/configuration.md"
+            )
+        }
+        return path
+    }
+
+    /// The `HERALD_*` variables, refusing any that names no key.
+    private static func knownEnvironment(_ environment: [String: String], keys: [ConfigurationKey]) throws -> [String: String] {
+        let known = Set(keys.map(\.environmentVariable))
+        let ours = environment.filter { $0.key.hasPrefix("HERALD_") && $0.key != ConfigurationSources.fileVariable }
+        let unknown = ours.keys.filter { !known.contains($0) }.sorted()
+        if !unknown.isEmpty {
+            throw ConfigurationError(
+                .unknownKey,
+                "unknown environment variable\(unknown.count == 1 ? "" : "s") \(unknown.joined(separator: ", ")); see docs/configuration.md"
+            )
+        }
+        return ours
+    }
+
+    /// Every `--flag` must name a key, and every bare word must be the value of the flag before it.
+    private static func checkFlags(_ arguments: [String], keys: [ConfigurationKey]) throws {
+        let known = Set(keys.map(\.flag))
+        var expectingValue = false
+        for argument in arguments {
+            if argument.hasPrefix("--") {
+                let name = String(argument.prefix { $0 != "=" })
+                guard known.contains(name) else {
+                    throw ConfigurationError(.unknownKey, "unknown option \(name); see herald serve --help and docs/configuration.md")
+                }
+                expectingValue = !argument.contains("=")
+            } else if expectingValue {
+                expectingValue = false
+            } else {
+                throw ConfigurationError(.invalidValue, "unexpected argument '\(argument)'")
+            }
+        }
+    }
+
+    private mutating func set(_ key: ConfigurationKey, to raw: String, source: String) throws {
+        func invalid(_ expectation: String) -> ConfigurationError {
+            let shown = key.isSecret ? "" : " '\(raw)'"
+            return ConfigurationError(.invalidValue, "configuration key \(key.name) (\(source)):\(shown) is not \(expectation)")
+        }
+        func size() throws -> Int {
+            guard let value = ConfigurationValueParsing.size(raw) else { throw invalid("a size such as 1073741824 or 1GiB") }
+            return value
+        }
+        switch key.name {
+        case "server.host":
+            guard !raw.trimmingSpaces.isEmpty else { throw invalid("a host name or address") }
+            self.server.host = raw.trimmingSpaces
+        case "server.port":
+            guard let port = ConfigurationValueParsing.port(raw) else { throw invalid("a port number from 0 to 65535") }
+            self.server.port = port
+        case "store.path":
+            guard !raw.trimmingSpaces.isEmpty else { throw invalid("a directory path") }
+            self.store.path = raw.trimmingSpaces
+        case "store.map-size":
+            self.store.environment.mapSize = try size()
+        case "store.max-map-size":
+            self.store.environment.maxMapSize = try size()
+        case "store.durable":
+            guard let value = ConfigurationValueParsing.bool(raw) else { throw invalid("true or false") }
+            self.store.environment.durable = value
+        case "log.level":
+            guard let level = Logger.Level(rawValue: raw.trimmingSpaces.lowercased()) else {
+                throw invalid("one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self.log.level = level
+        case "log.format":
+            guard let format = Log.Format(rawValue: raw.trimmingSpaces.lowercased()) else {
+                throw invalid("one of \(Log.Format.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self.log.format = format
+        case "metrics.bearer-token":
+            guard !raw.isEmpty else { throw invalid("a non-empty token") }
+            self.metrics.bearerToken = raw
+        default:
+            throw ConfigurationError(.unknownKey, "configuration key \(key.name) is listed but not handled")
+        }
+    }
+
+    /// Checks that hold between keys.
+    func validate() throws {
+        if self.store.environment.mapSize > self.store.environment.maxMapSize {
+            throw ConfigurationError(
+                .invalidValue,
+                "configuration key store.map-size (\(self.store.environment.mapSize)) is larger than store.max-map-size (\(self.store.environment.maxMapSize))"
+            )
+        }
+    }
+}
+
+extension ConfigurationKey {
+    var components: [String] { self.name.split(separator: ".").map(String.init) }
+}
+
+/// Records which provider answered each key, so `--print-config` can say where a value came from
+/// and a provider's parse error is reported instead of silently falling through.
+private final class SourceAudit: AccessReporter {
+    enum Origin {
+        case found(index: Int, encodedKey: String)
+        case failed(index: Int, encodedKey: String, error: String)
+        case missing
+    }
+
+    private let events = Mutex<[[String]: [AccessEvent.ProviderResult]]>([:])
+
+    func report(_ event: AccessEvent) {
+        self.events.withLock { $0[event.metadata.key.components] = event.providerResults }
+    }
+
+    func origin(of components: [String]) -> Origin {
+        let results = self.events.withLock { $0[components] } ?? []
+        for (index, result) in results.enumerated() {
+            switch result.result {
+            case .success(let lookup) where lookup.value != nil:
+                return .found(index: index, encodedKey: lookup.encodedKey)
+            case .success:
+                continue
+            case .failure(let error):
+                return .failed(index: index, encodedKey: "", error: "\(error)")
+            }
+        }
+        return .missing
+    }
+}

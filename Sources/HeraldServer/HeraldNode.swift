@@ -1,0 +1,69 @@
+public import HeraldStore
+public import Hummingbird
+public import Logging
+import Metrics
+public import NIOCore
+public import Prometheus
+import ServiceLifecycle
+import UnixSignals
+
+/// A single Herald node, assembled from its configuration: the store, the log follower and the
+/// HTTP server, as services in dependency order. `herald serve` runs them; tests do too.
+public struct HeraldNode: Sendable {
+    public let configuration: HeraldConfiguration
+    public let store: LocalStore
+    public let metrics: PrometheusCollectorRegistry
+    /// The HTTP application; it also runs the store and log follower services, and on graceful
+    /// shutdown stops the server first, then the follower, then closes the store.
+    public let application: Application<RouterResponder<HeraldRequestContext>>
+
+    /// Opens the store and builds the services. `onServerRunning` receives the bound address
+    /// (useful with port 0).
+    public static func build(
+        configuration: HeraldConfiguration,
+        logger: Logger,
+        onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
+    ) throws -> HeraldNode {
+        let store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment)
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[HTTPMetricsMiddleware<HeraldRequestContext>.durationLabel] = [
+            .microseconds(250), .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100),
+            .milliseconds(500), .seconds(2), .seconds(10),
+        ]
+
+        let router = Router(context: HeraldRequestContext.self)
+        router.add(middleware: HTTPMetricsMiddleware(factory: factory))
+        OperationsRoutes(
+            store: store,
+            registry: registry,
+            storeMetrics: StoreMetrics(store: store, registry: registry),
+            metricsToken: configuration.metrics.bearerToken
+        ).register(on: router)
+
+        let application = Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(configuration.server.host, port: configuration.server.port),
+                serverName: "herald"
+            ),
+            services: [StoreService(store: store), store.follower(logger: logger)],
+            onServerRunning: { channel in await onServerRunning(channel.localAddress) },
+            logger: logger
+        )
+        return HeraldNode(configuration: configuration, store: store, metrics: registry, application: application)
+    }
+
+    /// Runs every service until SIGTERM or SIGINT (or the group's graceful shutdown), then stops
+    /// them in reverse order and returns.
+    public func run(logger: Logger) async throws {
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [self.application],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HeraldStore
+import Hummingbird
+import NIOCore
+import Prometheus
+
+/// `/healthz`, `/readyz` and `/metrics`: what orchestrators and Prometheus poll.
+struct OperationsRoutes: Sendable {
+    let store: LocalStore
+    let registry: PrometheusCollectorRegistry
+    let storeMetrics: StoreMetrics
+    let metricsToken: String?
+
+    struct Health: ResponseEncodable {
+        var status: String
+    }
+
+    struct Readiness: ResponseEncodable {
+        var status: String
+        var logHead: UInt64
+        var appliedPosition: UInt64
+        var problems: [String]
+    }
+
+    func register(on router: Router<HeraldRequestContext>) {
+        router.get("/healthz") { _, _ in Health(status: "ok") }
+        router.get("/readyz") { _, _ in try await self.readiness() }
+        router.get("/metrics") { request, _ in try await self.metrics(request) }
+    }
+
+    /// Ready once the view has applied the whole log: until then lookups would answer from the
+    /// past. Provider reachability joins these checks when delivery exists.
+    func readiness() async throws -> EditedResponse<Readiness> {
+        var problems: [String] = []
+        let head = try await self.store.log.head()
+        let applied = try self.store.view.appliedPosition()
+        if applied < head {
+            problems.append("view is behind the command log (\(head - applied) entries to apply)")
+        }
+        let body = Readiness(status: problems.isEmpty ? "ready" : "not ready", logHead: head, appliedPosition: applied, problems: problems)
+        return EditedResponse(status: problems.isEmpty ? .ok : .serviceUnavailable, response: body)
+    }
+
+    func metrics(_ request: Request) async throws -> Response {
+        if let token = self.metricsToken {
+            let presented = request.headers[.authorization] ?? ""
+            guard Self.constantTimeEquals(Array(presented.utf8), Array("Bearer \(token)".utf8)) else {
+                throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer realm=\"herald-metrics\""], message: "a bearer token is required for /metrics")
+            }
+        }
+        await self.storeMetrics.refresh()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16 * 1024)
+        self.registry.emit(into: &bytes)
+        ProcessMetrics.render(into: &bytes)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    /// Compares without an early exit, so response time does not reveal how much of a guess matched.
+    static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        var difference: UInt8 = lhs.count == rhs.count ? 0 : 1
+        for index in 0..<max(lhs.count, rhs.count) {
+            let a = index < lhs.count ? lhs[index] : 0
+            let b = index < rhs.count ? rhs[index] : 0
+            difference |= a ^ b
+        }
+        return difference == 0
+    }
+}

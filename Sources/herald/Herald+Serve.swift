@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import HeraldServer
+import HeraldStore
+import NIOCore
+import Logging
+
+extension Herald {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a Herald node.",
+            discussion: """
+                Configuration comes from flags, then HERALD_* environment variables, then a YAML file \
+                (--config, HERALD_CONFIG, or ./herald.yaml when it exists), then defaults. Every key \
+                is also a flag: store.map-size is --store-map-size. With no configuration at all the \
+                node listens on 127.0.0.1:8080 and keeps its data in ./herald-data. \
+                Keys: docs/configuration.md or `herald config reference`.
+                """
+        )
+
+        @Option(help: "YAML configuration file.")
+        var config: String?
+
+        @Flag(help: "Print the effective configuration (secrets masked) and exit.")
+        var printConfig = false
+
+        @Argument(parsing: .allUnrecognized, help: "Configuration keys as flags, e.g. --server-port 9000.")
+        var settings: [String] = []
+
+        func run() async throws {
+            let effective: EffectiveConfiguration
+            do {
+                effective = try await HeraldConfiguration.load(
+                    from: ConfigurationSources(arguments: self.settings, environment: ProcessInfo.processInfo.environment, filePath: self.config)
+                )
+            } catch let error as ConfigurationError {
+                FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
+                throw ExitCode(78)  // EX_CONFIG
+            }
+            if self.printConfig {
+                print(effective.rendered())
+                return
+            }
+            let configuration = effective.configuration
+            let level = configuration.log.level
+            switch configuration.log.format {
+            case .text:
+                LoggingSystem.bootstrap { label in
+                    var handler = StreamLogHandler.standardError(label: label)
+                    handler.logLevel = level
+                    return handler
+                }
+            case .json:
+                LoggingSystem.bootstrap { label in
+                    var handler = JSONLogHandler(label: label)
+                    handler.logLevel = level
+                    return handler
+                }
+            }
+            let logger = Logger(label: "herald")
+
+            let node = try HeraldNode.build(configuration: configuration, logger: logger) { address in
+                let port = address?.port ?? configuration.server.port
+                logger.notice("Herald is listening on http://\(configuration.server.host):\(port) (/healthz, /readyz, /metrics)")
+            }
+            let head = try await node.store.log.head()
+            let records = try node.store.view.recordCount()
+            logger.notice(
+                "store opened",
+                metadata: [
+                    "store.path": "\(configuration.store.path)",
+                    "store.records": "\(records)",
+                    "log.head": "\(head)",
+                    "config.file": "\(effective.filePath ?? "none")",
+                ]
+            )
+            logger.notice("not configured yet: no push provider (APNs, FCM) and no front door; notifications cannot be delivered by this build")
+            if configuration.metrics.bearerToken == nil, configuration.server.host != "127.0.0.1", configuration.server.host != "localhost" {
+                logger.warning("/metrics is open to anyone who can reach \(configuration.server.host); set metrics.bearer-token")
+            }
+            try await node.run(logger: logger)
+            logger.notice("Herald stopped")
+        }
+    }
+}

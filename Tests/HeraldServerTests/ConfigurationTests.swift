@@ -1,0 +1,175 @@
+import Foundation
+import HeraldServer
+import HeraldStore
+import Logging
+import Testing
+
+@Suite struct ConfigurationTests {
+    func load(
+        _ arguments: [String] = [],
+        environment: [String: String] = [:],
+        file: String? = nil,
+        filePath: String? = nil
+    ) async throws -> EffectiveConfiguration {
+        try await withTemporaryDirectory { directory in
+            var path = filePath
+            if let file {
+                path = directory + "/herald.yaml"
+                try file.write(toFile: path!, atomically: true, encoding: .utf8)
+            }
+            return try await HeraldConfiguration.load(
+                from: ConfigurationSources(arguments: arguments, environment: environment, filePath: path, defaultFilePath: directory + "/absent.yaml")
+            )
+        }
+    }
+
+    func error(_ arguments: [String] = [], environment: [String: String] = [:], file: String? = nil) async -> ConfigurationError? {
+        do {
+            _ = try await self.load(arguments, environment: environment, file: file)
+            return nil
+        } catch let error as ConfigurationError {
+            return error
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return nil
+        }
+    }
+
+    @Test func noConfigurationGivesTheSingleNodeDefaults() async throws {
+        let configuration = try await load().configuration
+        #expect(configuration.server.host == "127.0.0.1")
+        #expect(configuration.server.port == 8080)
+        #expect(configuration.store.path == "./herald-data")
+        #expect(configuration.store.environment.mapSize == 1 << 30)
+        #expect(configuration.store.environment.durable)
+        #expect(configuration.log.level == .info)
+        #expect(configuration.metrics.bearerToken == nil)
+    }
+
+    @Test func flagsBeatEnvironmentBeatsFileBeatsDefaults() async throws {
+        let file = "server:\n  port: 1000\n  host: 10.0.0.1\nstore:\n  path: /from-file\nlog:\n  level: debug\n"
+        let environment = ["HERALD_SERVER_PORT": "2000", "HERALD_STORE_PATH": "/from-env"]
+        let effective = try await load(["--server-port", "3000"], environment: environment, file: file)
+        #expect(effective.configuration.server.port == 3000)
+        #expect(effective.configuration.store.path == "/from-env")
+        #expect(effective.configuration.server.host == "10.0.0.1")
+        #expect(effective.configuration.log.level == .debug)
+        #expect(effective.configuration.log.format == .text)
+        let sources = Dictionary(uniqueKeysWithValues: effective.entries.map { ($0.key.name, $0.source) })
+        #expect(sources["server.port"] == "flag --server-port")
+        #expect(sources["store.path"] == "environment variable HERALD_STORE_PATH")
+        #expect(sources["server.host"]?.hasPrefix("file ") == true)
+        #expect(sources["log.format"] == "default")
+    }
+
+    @Test func everyKeyIsSettableByItsDocumentedVariableAndFlag() async throws {
+        for key in HeraldConfiguration.keys {
+            let value = key.defaultValue ?? "token"
+            let fromEnvironment = try await load(environment: [key.environmentVariable: value])
+            #expect(fromEnvironment.entries.first { $0.key == key }?.source == "environment variable \(key.environmentVariable)")
+            let fromFlag = try await load([key.flag, value])
+            #expect(fromFlag.entries.first { $0.key == key }?.source == "flag \(key.flag)")
+        }
+    }
+
+    @Test func flagWithEqualsSignIsAccepted() async throws {
+        #expect(try await load(["--log-level=warning"]).configuration.log.level == .warning)
+    }
+
+    @Test func sizesTakeUnits() async throws {
+        let configuration = try await load(["--store-map-size", "64MiB", "--store-max-map-size", "2g"]).configuration
+        #expect(configuration.store.environment.mapSize == 64 << 20)
+        #expect(configuration.store.environment.maxMapSize == 2 << 30)
+    }
+
+    @Test func unknownFileKeyStopsStartUpNamingIt() async {
+        let error = await error(file: "server:\n  prot: 8080\n")
+        #expect(error?.code == .unknownKey)
+        #expect(error?.message.contains("server.prot") == true)
+    }
+
+    @Test func sectionWrittenAsAValueIsRefused() async {
+        let error = await error(file: "server: 8080\n")
+        #expect(error?.code == .invalidValue)
+        #expect(error?.message.contains("server") == true)
+    }
+
+    @Test func unknownEnvironmentVariableStopsStartUpNamingIt() async {
+        let error = await error(environment: ["HERALD_SERVER_PROT": "1", "PATH": "/bin"])
+        #expect(error?.code == .unknownKey)
+        #expect(error?.message.contains("HERALD_SERVER_PROT") == true)
+    }
+
+    @Test func unknownFlagStopsStartUpNamingIt() async {
+        let error = await error(["--server-prot", "1"])
+        #expect(error?.code == .unknownKey)
+        #expect(error?.message.contains("--server-prot") == true)
+    }
+
+    @Test(arguments: [
+        ("HERALD_SERVER_PORT", "http", "server.port"),
+        ("HERALD_SERVER_PORT", "70000", "server.port"),
+        ("HERALD_STORE_DURABLE", "maybe", "store.durable"),
+        ("HERALD_STORE_MAP_SIZE", "lots", "store.map-size"),
+        ("HERALD_STORE_MAP_SIZE", "-1", "store.map-size"),
+        ("HERALD_LOG_LEVEL", "loud", "log.level"),
+        ("HERALD_LOG_FORMAT", "xml", "log.format"),
+        ("HERALD_SERVER_HOST", " ", "server.host"),
+    ])
+    func badValueStopsStartUpNamingTheKeyAndItsSource(variable: String, value: String, key: String) async {
+        let error = await error(environment: [variable: value])
+        #expect(error?.code == .invalidValue)
+        #expect(error?.message.contains(key) == true)
+        #expect(error?.message.contains(variable) == true)
+    }
+
+    @Test func badValueInTheFileNamesTheFile() async {
+        let error = await error(file: "store:\n  durable: sometimes\n")
+        #expect(error?.message.contains("store.durable") == true)
+        #expect(error?.message.contains("herald.yaml") == true)
+    }
+
+    @Test func mapSizeAboveTheMaximumIsRefused() async {
+        let error = await error(["--store-map-size", "2GiB", "--store-max-map-size", "1GiB"])
+        #expect(error?.message.contains("store.max-map-size") == true)
+    }
+
+    @Test func missingNamedFileIsAnError() async {
+        await #expect(throws: ConfigurationError.self) { try await load(filePath: "/nonexistent/herald.yaml") }
+    }
+
+    @Test func emptyFileIsNoConfiguration() async throws {
+        #expect(try await load(file: "# nothing yet\n").configuration.server.port == 8080)
+    }
+
+    @Test func malformedYAMLIsAnErrorNamingTheFile() async {
+        let error = await error(file: "server:\n  port: \"8080\n")
+        #expect(error?.code == .unreadableFile)
+    }
+
+    @Test func secretsAreMaskedInThePrintedConfiguration() async throws {
+        let effective = try await load(file: "metrics:\n  bearer-token: hunter2\n")
+        #expect(effective.configuration.metrics.bearerToken == "hunter2")
+        let printed = effective.rendered()
+        #expect(!printed.contains("hunter2"))
+        #expect(printed.contains("metrics.bearer-token = ******"))
+    }
+
+    @Test func badSecretValueIsNotEchoed() async {
+        let error = await error(environment: ["HERALD_METRICS_BEARER_TOKEN": ""])
+        #expect(error?.code == .invalidValue)
+    }
+
+    @Test func everyKeyIsDocumented() throws {
+        let docs = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/configuration.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let undocumented = HeraldConfiguration.keys.filter { !text.contains("| `\($0.name)` |") }
+        #expect(undocumented.isEmpty, "undocumented keys: \(undocumented.map(\.name)); regenerate with `herald config reference`")
+        #expect(
+            text.contains(HeraldConfiguration.markdownReference()),
+            "docs/configuration.md's table differs from `herald config reference`; paste its output into the document"
+        )
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import HeraldTesting
+import Hummingbird
+import Prometheus
+import HummingbirdTesting
+import Logging
+import ServiceLifecycle
+import ServiceLifecycleTestKit
+import Testing
+
+@testable import HeraldServer
+
+@Suite struct OperationsRoutesTests {
+    func withNode<T>(metricsToken: String? = nil, _ body: (HeraldNode) async throws -> T) async throws -> T {
+        try await withTemporaryDirectory { path in
+            var configuration = HeraldConfiguration()
+            configuration.store.path = path
+            configuration.metrics.bearerToken = metricsToken
+            let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
+            return try await body(node)
+        }
+    }
+
+    @Test func healthzAnswersOK() async throws {
+        try await withNode { node in
+            try await node.application.test(.router) { client in
+                try await client.execute(uri: "/healthz", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(String(buffer: response.body) == #"{"status":"ok"}"#)
+                }
+            }
+        }
+    }
+
+    @Test func readyzIsUnavailableWhileTheViewLagsTheLog() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            try await store.log.append(SyntheticCommands(seed: 1).commands(0..<10))
+            let registry = PrometheusCollectorRegistry()
+            let routes = OperationsRoutes(
+                store: store,
+                registry: registry,
+                storeMetrics: StoreMetrics(store: store, registry: registry),
+                metricsToken: nil
+            )
+            let lagging = try await routes.readiness()
+            #expect(lagging.status == .serviceUnavailable)
+            #expect(lagging.responseGenerator.logHead == 10)
+            #expect(lagging.responseGenerator.appliedPosition == 0)
+            #expect(lagging.responseGenerator.problems.count == 1)
+            try await store.follower(logger: Logger(label: "test")).catchUp()
+            #expect(try await routes.readiness().status == .ok)
+            try await store.close()
+        }
+    }
+
+    @Test func nodeCatchesUpOnTheLogAtStartAndBecomesReady() async throws {
+        try await withTemporaryDirectory { path in
+            do {
+                let store = try LocalStore(path: path)
+                try await store.log.append(SyntheticCommands(seed: 1).commands(0..<10))
+                try await store.close()
+            }
+            var configuration = HeraldConfiguration()
+            configuration.store.path = path
+            let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
+            try await node.application.test(.router) { client in
+                var status = HTTPResponse.Status.serviceUnavailable
+                for _ in 0..<500 where status != .ok {
+                    status = try await client.execute(uri: "/readyz", method: .get).status
+                    if status != .ok { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                #expect(status == .ok)
+                #expect(try node.store.view.appliedPosition() == 10)
+            }
+        }
+    }
+
+    @Test func metricsExposeHTTPStoreAndProcessFamilies() async throws {
+        try await withNode { node in
+            try await node.application.test(.router) { client in
+                _ = try await client.execute(uri: "/healthz", method: .get)
+                _ = try await client.execute(uri: "/no/such/path", method: .get)
+                try await client.execute(uri: "/metrics", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+                    let text = String(buffer: response.body)
+                    #expect(text.contains(#"herald_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
+                    #expect(text.contains(#"route="NotFound",method="GET",status="404""#))
+                    #expect(text.contains("herald_http_request_duration_seconds_bucket"))
+                    #expect(text.contains("herald_registry_records 0"))
+                    #expect(text.contains("herald_log_head_position 0"))
+                    #expect(text.contains("herald_store_map_size_bytes"))
+                    #expect(text.contains("process_resident_memory_bytes"))
+                    #expect(text.contains("process_cpu_seconds_total"))
+                }
+            }
+        }
+    }
+
+    @Test func metricsTokenIsEnforced() async throws {
+        try await withNode(metricsToken: "s3cret") { node in
+            try await node.application.test(.router) { client in
+                let anonymous = try await client.execute(uri: "/metrics", method: .get)
+                #expect(anonymous.status == .unauthorized)
+                #expect(anonymous.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+                let wrong = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer s3cre"])
+                #expect(wrong.status == .unauthorized)
+                let right = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer s3cret"])
+                #expect(right.status == .ok)
+            }
+        }
+    }
+
+    @Test func gracefulShutdownClosesTheStore() async throws {
+        try await withTemporaryDirectory { path in
+            var configuration = HeraldConfiguration()
+            configuration.store.path = path
+            configuration.server.port = 0
+            let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
+            let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test")) { address in
+                startedContinuation.yield(address?.port ?? -1)
+            }
+            try await testGracefulShutdown { trigger in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await node.application.run() }
+                    var ports = started.makeAsyncIterator()
+                    let port = await ports.next()
+                    #expect((port ?? 0) > 0)
+                    trigger.triggerGracefulShutdown()
+                    try await group.waitForAll()
+                }
+            }
+            await #expect(throws: StoreError(.closed, "")) {
+                try await node.store.writer.write { _ in 0 }
+            }
+        }
+    }
+}
