@@ -7,9 +7,10 @@ public struct RegistrationKey: Hashable, Sendable, CustomStringConvertible {
     /// stored key stays within LMDB's 511-byte key limit.
     public static let maximumInstallationIDLength = 200
 
-    public var scope: RegistrationScope
-    public var subject: [UInt8]
-    public var installationID: String
+    // Constants, so the limits checked in `init` hold for every key (the store relies on them).
+    public let scope: RegistrationScope
+    public let subject: [UInt8]
+    public let installationID: String
 
     public init(scope: RegistrationScope, subject: [UInt8], installationID: String) throws(RegistryError) {
         guard !subject.isEmpty, subject.count <= Self.maximumSubjectLength else {

@@ -37,7 +37,7 @@ public struct HeraldNode: Sendable {
         OperationsRoutes(
             store: store,
             registry: registry,
-            storeMetrics: StoreMetrics(store: store, registry: registry),
+            storeMetrics: StoreMetrics(store: store, factory: factory),
             metricsToken: configuration.metrics.bearerToken
         ).register(on: router)
 
@@ -57,13 +57,14 @@ public struct HeraldNode: Sendable {
     /// Runs every service until SIGTERM or SIGINT (or the group's graceful shutdown), then stops
     /// them in reverse order and returns.
     public func run(logger: Logger) async throws {
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [self.application],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
+        var configuration = ServiceGroupConfiguration(
+            services: [self.application],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
         )
-        try await group.run()
+        // A request stuck past the deadline must not hold the node up forever: the group then
+        // cancels what is left, and the store still closes on cancellation.
+        configuration.maximumGracefulShutdownDuration = self.configuration.server.shutdownTimeout
+        try await ServiceGroup(configuration: configuration).run()
     }
 }

@@ -11,6 +11,8 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         case unsupportedFormat = "store.unsupported_format"
         /// The store was closed while work was pending.
         case closed = "store.closed"
+        /// Another process (or another open in this one) has the store directory.
+        case locked = "store.locked"
         /// A key or value is too large for LMDB.
         case tooLarge = "store.too_large"
     }

@@ -30,10 +30,12 @@ public actor StoreWriter {
         return try self.environment.withWriteTransaction(body)
     }
 
-    /// Refuses further writes and flushes to disk. Later calls fail with `store.closed`.
+    /// Refuses further writes, flushes to disk and closes the environment. Later calls fail with
+    /// `store.closed`.
     public func close() async throws {
         guard !self.isClosed else { return }
         self.isClosed = true
+        defer { self.environment.close() }
         try self.environment.sync()
     }
 

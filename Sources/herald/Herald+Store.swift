@@ -28,6 +28,10 @@ extension Herald.Store {
         @OptionGroup var location: Location
 
         func run() async throws {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: self.location.path + "/data.mdb", isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw ValidationError("no Herald store at \(self.location.path) (no data.mdb there)")
+            }
             let store = try LocalStore(path: self.location.path)
             let result = try await store.verify()
             try await store.close()

@@ -2,6 +2,7 @@ import Foundation
 import HeraldServer
 import HeraldStore
 import Logging
+import HeraldTesting
 import Testing
 
 @Suite struct ConfigurationTests {
@@ -155,9 +156,23 @@ import Testing
         #expect(printed.contains("metrics.bearer-token = ******"))
     }
 
-    @Test func badSecretValueIsNotEchoed() async {
+    @Test func emptySecretIsRefused() async {
         let error = await error(environment: ["HERALD_METRICS_BEARER_TOKEN": ""])
         #expect(error?.code == .invalidValue)
+        #expect(error?.message.contains("metrics.bearer-token") == true)
+    }
+
+    @Test func documentedDefaultsAreTheConfigurationTypesDefaults() async throws {
+        #expect(try await load().configuration == HeraldConfiguration())
+    }
+
+    @Test(arguments: [("30s", 30_000), ("500ms", 500), ("2m", 120_000), ("7", 7_000), ("0", 0)])
+    func shutdownTimeoutTakesUnits(text: String, milliseconds: Int) async throws {
+        #expect(try await load(["--server-shutdown-timeout", text]).configuration.server.shutdownTimeout == .milliseconds(milliseconds))
+    }
+
+    @Test func negativeShutdownTimeoutIsRefused() async {
+        #expect(await error(["--server-shutdown-timeout=-1s"])?.message.contains("server.shutdown-timeout") == true)
     }
 
     @Test func everyKeyIsDocumented() throws {

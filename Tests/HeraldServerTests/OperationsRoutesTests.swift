@@ -42,7 +42,7 @@ import Testing
             let routes = OperationsRoutes(
                 store: store,
                 registry: registry,
-                storeMetrics: StoreMetrics(store: store, registry: registry),
+                storeMetrics: StoreMetrics(store: store, factory: PrometheusMetricsFactory(registry: registry)),
                 metricsToken: nil
             )
             let lagging = try await routes.readiness()
@@ -92,6 +92,7 @@ import Testing
                     #expect(text.contains("herald_http_request_duration_seconds_bucket"))
                     #expect(text.contains("herald_registry_records 0"))
                     #expect(text.contains("herald_log_head_position 0"))
+                    #expect(text.contains("herald_store_used_bytes"))
                     #expect(text.contains("herald_store_map_size_bytes"))
                     #expect(text.contains("process_resident_memory_bytes"))
                     #expect(text.contains("process_cpu_seconds_total"))

@@ -76,8 +76,64 @@ import Testing
         try await withTemporaryDirectory { path in
             let store = try LocalStore(path: path)
             let waiter = Task { try await store.log.waitForHead(beyond: 0) }
+            // Let the waiter park first, so cancellation goes through the waiting path.
+            try await Task.sleep(for: .milliseconds(50))
             waiter.cancel()
             await #expect(throws: CancellationError.self) { try await waiter.value }
+            try await store.close()
+        }
+    }
+
+    @Test func parkedWaiterWakesOnAppend() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            let waiter = Task { try await store.log.waitForHead(beyond: 0) }
+            try await Task.sleep(for: .milliseconds(20))
+            try await store.log.append(stream.command(at: 0))
+            #expect(try await waiter.value == 1)
+            try await store.close()
+        }
+    }
+
+    @Test func watchFromZeroStartsAtTheFirstEntry() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            var iterator = store.log.watch(from: 0).makeAsyncIterator()
+            let first = Task { try await iterator.next() }
+            try await Task.sleep(for: .milliseconds(20))
+            try await store.log.append(stream.commands(0..<2))
+            #expect(try await first.value?.position == 1)
+            try await store.close()
+        }
+    }
+
+    @Test func zeroLimitReadsNothing() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            try await store.log.append(stream.commands(0..<3))
+            #expect(try await store.log.entries(from: 1, limit: 0).isEmpty)
+            try await store.close()
+        }
+    }
+
+    @Test func aFullMapFailsOnlyTheAppendThatDoesNotFit() async throws {
+        try await withTemporaryDirectory { path in
+            let configuration = LMDBEnvironment.Configuration(mapSize: 512 * 1024, maxMapSize: 512 * 1024)
+            let store = try LocalStore(path: path, configuration: configuration)
+            let key = SyntheticCommands.key(subject: 1, installation: 0)
+            let huge = RegistryCommand.register(
+                Registration(key: key, version: 1, device: Device(platform: .apns, token: "a"), attributes: [UInt8](repeating: 7, count: 1 << 20))
+            )
+            let results = await withTaskGroup(of: (Bool, Bool).self) { group in
+                group.addTask { (true, (try? await store.log.append(huge)) != nil) }
+                for index in 0..<8 {
+                    group.addTask { (false, (try? await store.log.append(stream.command(at: index))) != nil) }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.filter { $0.0 }.allSatisfy { !$0.1 }, "the oversized append must fail")
+            #expect(results.filter { !$0.0 }.allSatisfy { $0.1 }, "the small appends must succeed")
+            #expect(try await store.log.head() == 8)
             try await store.close()
         }
     }

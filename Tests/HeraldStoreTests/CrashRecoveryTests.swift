@@ -2,7 +2,6 @@ import Foundation
 import HeraldCore
 import HeraldTesting
 import Logging
-import Synchronization
 import Testing
 
 @testable import HeraldStore
@@ -13,12 +12,12 @@ import Glibc
 
 /// Kills a process writing the store with SIGKILL at a random moment, then checks what it left.
 ///
-/// `HERALD_CRASH_RUNS` sets how many kills one test run does (default 3).
+/// `TEST_CRASH_RUNS` sets how many kills one test run does (default 3).
 @Suite(.serialized) struct CrashRecoveryTests {
     @Test func killedWriterLeavesALogPrefixAndAMatchingView() async throws {
         let binary = HeraldExecutable.path
         try #require(HeraldExecutable.exists, "build herald first: \(binary) is missing")
-        let runs = Int(ProcessInfo.processInfo.environment["HERALD_CRASH_RUNS"] ?? "") ?? 3
+        let runs = Int(ProcessInfo.processInfo.environment["TEST_CRASH_RUNS"] ?? "") ?? 3
         var random = SystemRandomNumberGenerator()
         for run in 0..<runs {
             let seed = UInt64.random(in: 1...1_000_000, using: &random)
@@ -58,43 +57,22 @@ import Glibc
     /// sliver of time so the kill lands anywhere in a transaction), then SIGKILLs it.
     /// Returns the highest N it printed.
     private static func runAndKill(binary: String, arguments: [String], afterAcknowledged count: Int) async throws -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-
-        let acknowledged = Mutex(0)
-        let reader = Thread {
-            var pending = ""
-            while true {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                pending += String(decoding: data, as: UTF8.self)
-                while let newline = pending.firstIndex(of: "\n") {
-                    let line = pending[..<newline]
-                    if line.hasPrefix("appended "), let value = Int(line.dropFirst(9)) {
-                        acknowledged.withLock { $0 = max($0, value) }
-                    }
-                    pending = String(pending[pending.index(after: newline)...])
-                }
-            }
-        }
-        reader.start()
-
-        let deadline = ContinuousClock.now + .seconds(120)
-        while acknowledged.withLock({ $0 }) < count, process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
+        let child = try ChildProcess(executable: binary, arguments: arguments)
+        _ = try await child.waitFor(timeout: .seconds(120)) { output in
+            Self.acknowledged(in: output) >= count ? true : nil
         }
         try await Task.sleep(for: .microseconds(Int.random(in: 0...3_000)))
-        let killedAt = acknowledged.withLock { $0 }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal, "the writer exited by itself before the kill")
-        // Lines printed between reading `killedAt` and the kill were acknowledged too.
+        child.signal(SIGKILL)
+        let exit = try await child.waitForExit(timeout: .seconds(10))
+        #expect(exit.signalled, "the writer exited by itself before the kill")
+        // Lines the child printed before it died were acknowledged too; let the reader drain them.
         try await Task.sleep(for: .milliseconds(20))
-        return max(killedAt, acknowledged.withLock { $0 })
+        return Self.acknowledged(in: child.output)
+    }
+
+    static func acknowledged(in output: String) -> Int {
+        output.split(separator: "\n").reversed().lazy.compactMap { line in
+            line.hasPrefix("appended ") ? Int(line.dropFirst(9)) : nil
+        }.first ?? 0
     }
 }

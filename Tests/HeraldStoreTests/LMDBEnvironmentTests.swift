@@ -1,3 +1,4 @@
+import HeraldTesting
 import Testing
 
 @testable import HeraldStore
@@ -59,6 +60,7 @@ import Testing
                 }
             }
             #expect(environment.mapSize > configuration.mapSize)
+            #expect(environment.mapSize <= configuration.maxMapSize)
             #expect(try environment.read { txn in try txn.count(of: database) } == 1024)
             try await writer.close()
         }
@@ -129,6 +131,48 @@ import Testing
             #expect(try environment.read { txn in try table.count(in: txn) } == 20_000)
             #expect(environment.mapSize > configuration.mapSize)
             try await writer.close()
+        }
+    }
+
+    @Test func closedStoreRefusesReadsAndWrites() async throws {
+        try await withTemporaryDirectory { path in
+            let environment = try LMDBEnvironment(path: path, databases: ["t"])
+            let writer = StoreWriter(environment: environment)
+            try await writer.close()
+            #expect(throws: StoreError(.closed, "")) { try environment.read { txn in try txn.count(of: try environment.database("t")) } }
+            await #expect(throws: StoreError(.closed, "")) { try await writer.write { _ in 0 } }
+            #expect(throws: StoreError(.closed, "")) { try environment.usedBytes() }
+        }
+    }
+
+    @Test func secondOpenOfAnOpenStoreIsRefused() async throws {
+        try await withTemporaryDirectory { path in
+            let first = try LMDBEnvironment(path: path, databases: ["t"])
+            #expect(throws: StoreError(.locked, "")) { try LMDBEnvironment(path: path, databases: ["t"]) }
+            first.close()
+            let again = try LMDBEnvironment(path: path, databases: ["t"])
+            again.close()
+        }
+    }
+
+    @Test func grownMapKeepsItsSizeAcrossARestart() async throws {
+        try await withTemporaryDirectory { path in
+            let configuration = LMDBEnvironment.Configuration(mapSize: 256 * 1024, maxMapSize: 16 * 1024 * 1024)
+            let grownTo: Int
+            do {
+                let environment = try LMDBEnvironment(path: path, databases: ["t"], configuration: configuration)
+                let writer = StoreWriter(environment: environment)
+                let database = try environment.database("t")
+                try await writer.write { txn in
+                    for key in 0..<512 { try txn.put([UInt8](repeating: 1, count: 1024), in: database, key: UInt64(key).storeKeyBytes) }
+                }
+                grownTo = environment.mapSize
+                try await writer.close()
+            }
+            #expect(grownTo > configuration.mapSize)
+            let reopened = try LMDBEnvironment(path: path, databases: ["t"], configuration: configuration)
+            #expect(reopened.mapSize >= grownTo)
+            reopened.close()
         }
     }
 }

@@ -32,14 +32,15 @@ import Testing
             let store = try LocalStore(path: path)
             let key = SyntheticCommands.key(subject: 1, installation: 0)
             let device = Device(platform: .apns, token: "aa")
-            let register = LogEntry(position: 1, command: .register(Registration(key: key, version: 5, device: device)))
-            let unregister = LogEntry(position: 2, command: .unregister(key, version: 6))
-            let reregister = LogEntry(position: 3, command: .register(Registration(key: key, version: 7, device: device)))
-            try await store.view.apply([register, unregister, reregister])
-            // A replay of position 2 would unregister again if applied; it must be skipped.
-            try await store.view.apply([unregister])
-            #expect(try store.view.record(for: key)?.registration?.version == 7)
-            #expect(try store.view.appliedPosition() == 3)
+            try await store.view.apply([
+                LogEntry(position: 1, command: .register(Registration(key: key, version: 5, device: device))),
+                LogEntry(position: 2, command: .unregister(key, version: 6)),
+            ])
+            // By the version rule alone this would apply (8 > 6); only its position stops it.
+            let replayed = LogEntry(position: 2, command: .register(Registration(key: key, version: 8, device: device)))
+            try await store.view.apply([replayed])
+            #expect(try store.view.record(for: key) == RegistryRecord(version: 6, registration: nil))
+            #expect(try store.view.appliedPosition() == 2)
             try await store.close()
         }
     }

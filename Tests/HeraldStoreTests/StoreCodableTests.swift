@@ -27,9 +27,14 @@ import Testing
         }
     }
 
-    @Test func recordsKeepTheVersionOfAnUnregisteredKey() throws {
-        let record = RegistryRecord(version: 42, registration: nil)
-        #expect(try RegistryRecord.decoded(from: record.encoded()) == record)
+    @Test func storedRecordsRoundTripWithoutRepeatingTheKey() throws {
+        let registration = Registration(key: key, version: 9, device: Device(platform: .apns, token: "ab", topic: "t"), enabled: false, attributes: [1, 2])
+        for record in [RegistryRecord(version: 9, registration: registration), RegistryRecord(version: 42, registration: nil)] {
+            let bytes = record.storedValue()
+            let decoded = try bytes.withUnsafeBytes { try RegistryRecord(key: key, storedValue: $0) }
+            #expect(decoded == record)
+            #expect(!bytes.containsSequence(Array(key.installationID.utf8)), "the key must not be stored again in the value")
+        }
     }
 
     @Test func firstByteIsTheFormatVersion() {
@@ -56,8 +61,14 @@ import Testing
     }
 
     @Test func trailingBytesAreCorrupt() {
-        let bytes = RegistryRecord(version: 1, registration: nil).encoded() + [0]
-        #expect(throws: StoreError(.corrupt, "")) { try RegistryRecord.decoded(from: bytes) }
+        let bytes = RegistryRecord(version: 1, registration: nil).storedValue() + [0]
+        #expect(throws: StoreError(.corrupt, "")) { try bytes.withUnsafeBytes { try RegistryRecord(key: key, storedValue: $0) } }
+    }
+
+    @Test func storedRecordOfAnUnknownFormatIsRefused() {
+        var bytes = RegistryRecord(version: 1, registration: nil).storedValue()
+        bytes[0] = 2
+        #expect(throws: StoreError(.unsupportedFormat, "")) { try bytes.withUnsafeBytes { try RegistryRecord(key: key, storedValue: $0) } }
     }
 
     @Test func integerKeysSortNumerically() {
@@ -71,5 +82,12 @@ import Testing
         let decoded = try bytes.withUnsafeBytes { try RegistrationKey(storeKeyBytes: $0) }
         #expect(decoded == key)
         #expect(bytes.starts(with: RegistrationKey.prefix(scope: .status, subject: [1, 2, 3])))
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func containsSequence(_ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= self.count else { return false }
+        return (0...(self.count - needle.count)).contains { Array(self[$0..<$0 + needle.count]) == needle }
     }
 }

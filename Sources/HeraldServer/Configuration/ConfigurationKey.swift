@@ -10,6 +10,8 @@ public struct ConfigurationKey: Sendable, Hashable {
         case bool
         /// Bytes, written as an integer or with a unit: `512MiB`, `1GiB`, `2TiB`.
         case size
+        /// A duration: `30s`, `500ms`, `2m`; a bare number means seconds.
+        case duration
         case oneOf([String])
 
         var summary: String {
@@ -18,6 +20,7 @@ public struct ConfigurationKey: Sendable, Hashable {
             case .port: "port (0–65535)"
             case .bool: "boolean"
             case .size: "size (bytes, or with KiB/MiB/GiB/TiB)"
+            case .duration: "duration (`500ms`, `30s`, `2m`; a number is seconds)"
             case .oneOf(let values): values.joined(separator: " \\| ")
             }
         }

@@ -34,6 +34,23 @@ enum ConfigurationValueParsing {
     }
 }
 
+extension ConfigurationValueParsing {
+    /// A non-negative duration: `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
+    static func duration(_ text: String) -> Duration? {
+        let lower = text.trimmingSpaces.lowercased()
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(lower)
+        var scale = 1.0
+        for (suffix, multiplier) in units where lower.hasSuffix(suffix) {
+            number = lower.dropLast(suffix.count)
+            scale = multiplier
+            break
+        }
+        guard let value = Double(number.trimmingSpaces), value >= 0, value.isFinite, value * scale < 1e9 else { return nil }
+        return .milliseconds(Int64((value * scale * 1000).rounded()))
+    }
+}
+
 extension StringProtocol {
     var trimmingSpaces: String {
         String(self.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())

@@ -2,7 +2,6 @@ import Configuration
 import HeraldStore
 import Foundation
 import Logging
-import Synchronization
 import SystemPackage
 import Yams
 
@@ -51,14 +50,13 @@ extension HeraldConfiguration {
         var entries: [EffectiveConfiguration.Entry] = []
         for key in keys {
             let raw = reader.string(forKey: ConfigKey(key.components), isSecret: key.isSecret)
-            let origin = audit.origin(of: key.components)
             let source: String
-            switch origin {
-            case .failed(let index, let encodedKey, let error):
-                let where_ = Self.describe(sourceNames[index], encodedKey: encodedKey, file: file)
-                throw ConfigurationError(.invalidValue, "configuration key \(key.name) (\(where_)) cannot be read: \(error)")
-            case .found(let index, let encodedKey):
-                source = Self.describe(sourceNames[index], encodedKey: encodedKey, file: file)
+            switch audit.origin(of: key.components) {
+            case .failed(let index, let error):
+                let origin = Self.describe(sourceNames[index], key: key, file: file)
+                throw ConfigurationError(.invalidValue, "configuration key \(key.name) (\(origin)) cannot be read: \(error)")
+            case .found(let index):
+                source = Self.describe(sourceNames[index], key: key, file: file)
             case .missing:
                 source = "unset"
             }
@@ -72,10 +70,10 @@ extension HeraldConfiguration {
         return EffectiveConfiguration(configuration: configuration, entries: entries, filePath: file)
     }
 
-    private static func describe(_ source: String, encodedKey: String, file: String?) -> String {
+    private static func describe(_ source: String, key: ConfigurationKey, file: String?) -> String {
         switch source {
-        case "flag": "flag \(encodedKey)"
-        case "environment": "environment variable \(encodedKey)"
+        case "flag": "flag \(key.flag)"
+        case "environment": "environment variable \(key.environmentVariable)"
         case "file": "file \(file ?? "?")"
         default: source
         }
@@ -187,6 +185,9 @@ extension HeraldConfiguration {
         case "server.port":
             guard let port = ConfigurationValueParsing.port(raw) else { throw invalid("a port number from 0 to 65535") }
             self.server.port = port
+        case "server.shutdown-timeout":
+            guard let timeout = ConfigurationValueParsing.duration(raw) else { throw invalid("a duration such as 30s or 500ms") }
+            self.server.shutdownTimeout = timeout
         case "store.path":
             guard !raw.trimmingSpaces.isEmpty else { throw invalid("a directory path") }
             self.store.path = raw.trimmingSpaces
@@ -228,35 +229,4 @@ extension HeraldConfiguration {
 
 extension ConfigurationKey {
     var components: [String] { self.name.split(separator: ".").map(String.init) }
-}
-
-/// Records which provider answered each key, so `--print-config` can say where a value came from
-/// and a provider's parse error is reported instead of silently falling through.
-private final class SourceAudit: AccessReporter {
-    enum Origin {
-        case found(index: Int, encodedKey: String)
-        case failed(index: Int, encodedKey: String, error: String)
-        case missing
-    }
-
-    private let events = Mutex<[[String]: [AccessEvent.ProviderResult]]>([:])
-
-    func report(_ event: AccessEvent) {
-        self.events.withLock { $0[event.metadata.key.components] = event.providerResults }
-    }
-
-    func origin(of components: [String]) -> Origin {
-        let results = self.events.withLock { $0[components] } ?? []
-        for (index, result) in results.enumerated() {
-            switch result.result {
-            case .success(let lookup) where lookup.value != nil:
-                return .found(index: index, encodedKey: lookup.encodedKey)
-            case .success:
-                continue
-            case .failure(let error):
-                return .failed(index: index, encodedKey: "", error: "\(error)")
-            }
-        }
-        return .missing
-    }
 }

@@ -6,6 +6,8 @@ public struct HeraldConfiguration: Sendable, Hashable {
     public struct Server: Sendable, Hashable {
         public var host: String = "127.0.0.1"
         public var port: Int = 8080
+        /// How long graceful shutdown may take before what is left is cancelled.
+        public var shutdownTimeout: Duration = .seconds(30)
     }
 
     public struct Store: Sendable, Hashable {
@@ -39,6 +41,12 @@ public struct HeraldConfiguration: Sendable, Hashable {
     public static let keys: [ConfigurationKey] = [
         ConfigurationKey("server.host", .string, default: "127.0.0.1", help: "Address the HTTP server binds to."),
         ConfigurationKey("server.port", .port, default: "8080", help: "TCP port of the HTTP server; 0 picks a free port."),
+        ConfigurationKey(
+            "server.shutdown-timeout",
+            .duration,
+            default: "30s",
+            help: "On SIGTERM or SIGINT, how long in-flight requests may take before they are cancelled."
+        ),
         ConfigurationKey("store.path", .string, default: "./herald-data", help: "Directory of the node's LMDB store (created if missing)."),
         ConfigurationKey(
             "store.map-size",

@@ -43,9 +43,18 @@ public struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
+    /// Standard methods by name, anything else as `other`: clients must not be able to mint
+    /// label values.
+    static func methodLabel(_ method: HTTPRequest.Method) -> String {
+        switch method {
+        case .get, .head, .post, .put, .delete, .patch, .options: method.rawValue
+        default: "other"
+        }
+    }
+
     private func record(_ request: Request, context: Context, status: Int, since start: ContinuousClock.Instant) {
         // The route template, never the raw path: raw paths would be an unbounded label set.
-        let key = Key(route: context.endpointPath ?? "NotFound", method: request.method.rawValue, status: status)
+        let key = Key(route: context.endpointPath ?? "NotFound", method: Self.methodLabel(request.method), status: status)
         let (counter, timer) = self.cache.metrics.withLock { metrics in
             if let existing = metrics[key] { return existing }
             let dimensions = [("route", key.route), ("method", key.method), ("status", String(key.status))]

@@ -1,7 +1,7 @@
 import HeraldStore
-import Prometheus
+import CoreMetrics
 
-/// Gauges of the store, refreshed at scrape time (cheap reads, so no background poller).
+/// Gauges of the store, refreshed at scrape time: the reads are cheap, so no background poller.
 struct StoreMetrics: Sendable {
     private let store: LocalStore
     private let records: Gauge
@@ -10,23 +10,20 @@ struct StoreMetrics: Sendable {
     private let logHead: Gauge
     private let applied: Gauge
 
-    init(store: LocalStore, registry: PrometheusCollectorRegistry) {
+    init(store: LocalStore, factory: any MetricsFactory) {
         self.store = store
-        func gauge(_ name: String, _ help: String) -> Gauge {
-            registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "herald", subsystem: nil, metricName: name, unitName: "", helpText: help))
-        }
-        self.records = gauge("registry_records", "Registry records in the local view, unregistered keys included.")
-        self.usedBytes = gauge("store_used_bytes", "Bytes of the LMDB map in use.")
-        self.mapBytes = gauge("store_map_size_bytes", "Current LMDB map size in bytes.")
-        self.logHead = gauge("log_head_position", "Position of the last entry of the command log.")
-        self.applied = gauge("log_applied_position", "Log position the local view has applied.")
+        self.records = Gauge(label: "herald_registry_records", factory: factory)
+        self.usedBytes = Gauge(label: "herald_store_used_bytes", factory: factory)
+        self.mapBytes = Gauge(label: "herald_store_map_size_bytes", factory: factory)
+        self.logHead = Gauge(label: "herald_log_head_position", factory: factory)
+        self.applied = Gauge(label: "herald_log_applied_position", factory: factory)
     }
 
     func refresh() async {
-        if let count = try? self.store.view.recordCount() { self.records.set(to: Double(count)) }
-        self.usedBytes.set(to: Double(self.store.environment.usedBytes))
-        self.mapBytes.set(to: Double(self.store.environment.mapSize))
-        if let head = try? await self.store.log.head() { self.logHead.set(to: Double(head)) }
-        if let applied = try? self.store.view.appliedPosition() { self.applied.set(to: Double(applied)) }
+        if let count = try? self.store.view.recordCount() { self.records.record(count) }
+        if let used = try? self.store.environment.usedBytes() { self.usedBytes.record(used) }
+        self.mapBytes.record(self.store.environment.mapSize)
+        if let head = try? await self.store.log.head() { self.logHead.record(head) }
+        if let applied = try? self.store.view.appliedPosition() { self.applied.record(applied) }
     }
 }

@@ -24,6 +24,7 @@ struct OperationsRoutes: Sendable {
 
     func register(on router: Router<HeraldRequestContext>) {
         router.get("/healthz") { _, _ in Health(status: "ok") }
+        router.head("/healthz") { _, _ in HTTPResponse.Status.ok }
         router.get("/readyz") { _, _ in try await self.readiness() }
         router.get("/metrics") { request, _ in try await self.metrics(request) }
     }

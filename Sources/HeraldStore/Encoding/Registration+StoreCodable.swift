@@ -1,4 +1,4 @@
-public import HeraldCore
+import HeraldCore
 
 extension Device {
     func encodeFields(into writer: inout BinaryWriter) {
@@ -38,23 +38,3 @@ extension Registration {
     }
 }
 
-/// Format 1: version ‖ has-registration flag ‖ registration fields.
-extension RegistryRecord: StoreCodable {
-    public static var formatVersion: UInt8 { 1 }
-
-    public func encode(into writer: inout BinaryWriter) {
-        writer.write(self.version)
-        if let registration = self.registration {
-            writer.write(true)
-            registration.encodeFields(into: &writer)
-        } else {
-            writer.write(false)
-        }
-    }
-
-    public static func decode(from reader: inout BinaryReader, formatVersion: UInt8) throws(StoreError) -> RegistryRecord {
-        let version = try reader.read(UInt64.self)
-        let registration = try reader.readBool() ? try Registration.decodeFields(from: &reader) : nil
-        return RegistryRecord(version: version, registration: registration)
-    }
-}

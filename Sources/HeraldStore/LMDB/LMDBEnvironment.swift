@@ -12,9 +12,10 @@ import Darwin
 /// Reads run on the caller's thread, concurrently. Writes go through `withWriteTransaction`, which
 /// only `StoreWriter` calls, from its single thread, so LMDB's one-writer rule holds by construction.
 public final class LMDBEnvironment: @unchecked Sendable {
-    // @unchecked: `handle` is an MDB_env*, which LMDB allows to be shared between threads; the
-    // only mutable state is `mapSize`, kept in a Mutex, and the map is resized only under the
-    // exclusive side of `gate`, when no transaction of this process is open.
+    // @unchecked: `handle` is an MDB_env*, which LMDB allows to be shared between threads. The
+    // mutable state is `currentMapSize` (a Mutex) and `isClosed` (an Atomic); the map is resized
+    // and the environment closed only under the exclusive side of `gate`, when no call of this
+    // process is inside LMDB, and every call that touches the map holds the shared side.
 
     public struct Configuration: Sendable, Hashable {
         /// Map size to open with, in bytes. The map is virtual address space, not memory.
@@ -39,7 +40,9 @@ public final class LMDBEnvironment: @unchecked Sendable {
     let handle: OpaquePointer
     private let gate = ResizeGate()
     private let currentMapSize: Mutex<Int>
+    private let isClosed = Atomic<Bool>(false)
     private let databases: [String: LMDBDatabase]
+    private let lock: StoreDirectoryLock
 
     /// Opens (creating if needed) the environment in directory `path` with the given databases.
     public init(path: String, databases names: [String], configuration: Configuration = .init()) throws(StoreError) {
@@ -48,6 +51,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw StoreError(.lmdb, "cannot create store directory \(path): \(String(cString: strerror(errno)))")
         }
+        let lock = try StoreDirectoryLock(directory: path)
 
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "create environment")
@@ -55,7 +59,6 @@ public final class LMDBEnvironment: @unchecked Sendable {
         do {
             try check(mdb_env_set_maxdbs(env, MDB_dbi(max(names.count, 1))), "set max databases")
             try check(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)), "set max readers")
-            try check(mdb_env_set_mapsize(env, configuration.mapSize), "set map size")
             // NOTLS: reader slots belong to transactions, not threads, because Swift tasks move
             // between threads. NOSYNC only when the operator chose speed over power-loss safety.
             var flags = UInt32(MDB_NOTLS)
@@ -65,12 +68,21 @@ public final class LMDBEnvironment: @unchecked Sendable {
             mdb_env_close(env)
             throw error
         }
-        self.handle = env
-
-        // A store grown by an earlier run keeps its size; never shrink below what is on disk.
+        // Opened without a size, LMDB adopts the size the file recorded, so a map grown by an
+        // earlier run is not shrunk back to the configured size (and does not fill up again at
+        // once). No transaction is open yet, so setting the size here is allowed.
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
-        self.currentMapSize = Mutex(info.me_mapsize)
+        let mapSize = max(info.me_mapsize, configuration.mapSize)
+        do {
+            try check(mdb_env_set_mapsize(env, mapSize), "set map size")
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        self.handle = env
+        self.lock = lock
+        self.currentMapSize = Mutex(mapSize)
 
         var opened: [String: LMDBDatabase] = [:]
         var txn: OpaquePointer?
@@ -93,7 +105,28 @@ public final class LMDBEnvironment: @unchecked Sendable {
     }
 
     deinit {
-        mdb_env_close(self.handle)
+        self.close()
+    }
+
+    /// Closes the environment once every call in progress has left LMDB. Later calls fail with
+    /// `store.closed`; the directory lock is released so the store can be opened again.
+    public func close() {
+        self.gate.exclusive {
+            guard !self.isClosed.load(ordering: .acquiring) else { return }
+            self.isClosed.store(true, ordering: .releasing)
+            mdb_env_close(self.handle)
+            self.lock.release()
+        }
+    }
+
+    /// Runs `body` while the environment is open and cannot be remapped or closed.
+    private func whileOpen<T>(_ body: () throws -> T) throws -> T {
+        try self.gate.shared { () throws -> T in
+            guard !self.isClosed.load(ordering: .acquiring) else {
+                throw StoreError(.closed, "the store at \(self.path) is closed")
+            }
+            return try body()
+        }
     }
 
     public func database(_ name: String) throws(StoreError) -> LMDBDatabase {
@@ -106,17 +139,20 @@ public final class LMDBEnvironment: @unchecked Sendable {
     public var mapSize: Int { self.currentMapSize.withLock { $0 } }
 
     /// Bytes of the map in use (pages written so far), for metrics.
-    public var usedBytes: Int {
-        var info = MDB_envinfo()
-        var stat = MDB_stat()
-        mdb_env_info(self.handle, &info)
-        mdb_env_stat(self.handle, &stat)
-        return (info.me_last_pgno + 1) * Int(stat.ms_psize)
+    public func usedBytes() throws -> Int {
+        // Both calls read the meta pages inside the map, so they must not race a remap.
+        try self.whileOpen {
+            var info = MDB_envinfo()
+            var stat = MDB_stat()
+            mdb_env_info(self.handle, &info)
+            mdb_env_stat(self.handle, &stat)
+            return (info.me_last_pgno + 1) * Int(stat.ms_psize)
+        }
     }
 
     /// Runs `body` in a read-only snapshot.
     public func read<T>(_ body: (borrowing LMDBReadTransaction) throws -> T) throws -> T {
-        try self.gate.shared { () throws -> T in
+        try self.whileOpen { () throws -> T in
             var txn: OpaquePointer?
             try check(mdb_txn_begin(self.handle, nil, UInt32(MDB_RDONLY), &txn), "begin read transaction")
             guard let txn else { throw StoreError(.lmdb, "mdb_txn_begin returned no transaction") }
@@ -133,7 +169,7 @@ public final class LMDBEnvironment: @unchecked Sendable {
     func withWriteTransaction<T>(_ body: (borrowing LMDBWriteTransaction) throws -> T) throws -> T {
         while true {
             do {
-                return try self.gate.shared { () throws -> T in
+                return try self.whileOpen { () throws -> T in
                     var txn: OpaquePointer?
                     try check(mdb_txn_begin(self.handle, nil, 0, &txn), "begin write transaction")
                     guard let txn else { throw StoreError(.lmdb, "mdb_txn_begin returned no transaction") }
@@ -164,24 +200,16 @@ public final class LMDBEnvironment: @unchecked Sendable {
         }
         let next = min(current * 2, self.configuration.maxMapSize)
         try self.gate.exclusive { () throws(StoreError) in
+            guard !self.isClosed.load(ordering: .acquiring) else { throw StoreError(.closed, "the store at \(self.path) is closed") }
             try check(mdb_env_set_mapsize(self.handle, next), "grow map to \(next) bytes")
         }
         self.currentMapSize.withLock { $0 = next }
     }
 
-    /// Writes a consistent copy of the environment into the empty directory `destination`, while
-    /// reads and writes go on (LMDB's hot backup).
-    public func copy(to destination: String, compacting: Bool = true) throws(StoreError) {
-        if mkdir(destination, 0o700) != 0 && errno != EEXIST {
-            throw StoreError(.lmdb, "cannot create \(destination): \(String(cString: strerror(errno)))")
-        }
-        try self.gate.shared { () throws(StoreError) in
-            try check(mdb_env_copy2(self.handle, destination, compacting ? UInt32(MDB_CP_COMPACT) : 0), "copy to \(destination)")
-        }
-    }
-
     /// Flushes buffers to disk; used at shutdown when commits skip the fsync.
-    public func sync() throws(StoreError) {
-        try check(mdb_env_sync(self.handle, 1), "sync")
+    public func sync() throws {
+        try self.whileOpen {
+            try check(mdb_env_sync(self.handle, 1), "sync")
+        }
     }
 }

@@ -28,28 +28,9 @@ extension CommandLog {
     }
 
     /// Every entry from `position` on, in order, waiting for new ones as they are appended.
-    public func watch(from position: LogPosition, batchSize: Int = 512) -> AsyncThrowingStream<LogEntry, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    var next = position
-                    while !Task.isCancelled {
-                        let batch = try await self.entries(from: next, limit: batchSize)
-                        for entry in batch {
-                            continuation.yield(entry)
-                        }
-                        if let last = batch.last {
-                            next = last.position + 1
-                        } else {
-                            _ = try await self.waitForHead(beyond: next - 1)
-                        }
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+    /// Entries are read a batch at a time as the consumer asks for them, so a slow consumer never
+    /// holds more than one batch in memory.
+    public func watch(from position: LogPosition, batchSize: Int = 512) -> LogWatch {
+        LogWatch(log: self, start: max(position, 1), batchSize: max(batchSize, 1))
     }
 }

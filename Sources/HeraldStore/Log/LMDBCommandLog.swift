@@ -37,6 +37,8 @@ public actor LMDBCommandLog: CommandLog {
             self.pending.append(Pending(commands: commands, continuation: continuation))
             if !self.isFlushing {
                 self.isFlushing = true
+                // Runs only while some caller awaits its continuation, and ends when the queue is
+                // empty: an unstructured task here cannot outlive the work it serves.
                 Task { await self.flush() }
             }
         }
@@ -50,23 +52,18 @@ public actor LMDBCommandLog: CommandLog {
                 batch.append(self.pending.removeFirst())
                 count += next.commands.count
             }
-            let commands = batch.flatMap(\.commands)
-            let table = self.table
             do {
-                let first = try await self.writer.write { txn in
-                    let first = (try table.lastKey(in: txn) ?? 0) + 1
-                    for (offset, command) in commands.enumerated() {
-                        try table.put(command, for: first + UInt64(offset), in: txn)
-                    }
-                    return first
-                }
-                var position = first
+                try await self.commit(batch)
+            } catch let error as StoreError where error.code == .full && batch.count > 1 {
+                // A full map refuses the batch as a whole; retried one caller at a time, the
+                // small appends that still fit succeed and only the ones that do not fail.
                 for request in batch {
-                    let positions = (0..<request.commands.count).map { position + UInt64($0) }
-                    position += UInt64(request.commands.count)
-                    request.continuation.resume(returning: positions)
+                    do {
+                        try await self.commit([request])
+                    } catch {
+                        request.continuation.resume(throwing: error)
+                    }
                 }
-                self.headSignal.advance(to: position - 1)
             } catch {
                 for request in batch {
                     request.continuation.resume(throwing: error)
@@ -76,7 +73,29 @@ public actor LMDBCommandLog: CommandLog {
         self.isFlushing = false
     }
 
+    /// Writes the commands of `batch` in one transaction and resumes each caller with its
+    /// positions; on error nothing is written and no caller is resumed.
+    private func commit(_ batch: [Pending]) async throws {
+        let commands = batch.flatMap(\.commands)
+        let table = self.table
+        let first = try await self.writer.write { txn in
+            let first = (try table.lastKey(in: txn) ?? 0) + 1
+            for (offset, command) in commands.enumerated() {
+                try table.put(command, for: first + UInt64(offset), in: txn)
+            }
+            return first
+        }
+        var position = first
+        for request in batch {
+            let positions = (0..<request.commands.count).map { position + UInt64($0) }
+            position += UInt64(request.commands.count)
+            request.continuation.resume(returning: positions)
+        }
+        self.headSignal.advance(to: position - 1)
+    }
+
     public nonisolated func entries(from position: LogPosition, limit: Int) async throws -> [LogEntry] {
+        guard limit > 0 else { return [] }
         let table = self.table
         return try self.environment.read { txn in
             var entries: [LogEntry] = []

@@ -20,13 +20,11 @@ public final class InMemoryRegistryView: RegistryView {
 
     public func apply(_ entries: [LogEntry]) {
         let applied = self.state.withLock { state in
-            for entry in entries where entry.position > state.applied {
-                let key = entry.command.key
-                if case .store(let record) = entry.command.effect(on: state.records[key]) {
-                    state.records[key] = record
-                }
-                state.applied = entry.position
-            }
+            state.applied = entries.apply(
+                after: state.applied,
+                read: { state.records[$0] },
+                write: { state.records[$0] = $1 }
+            )
             return state.applied
         }
         self.appliedSignal.advance(to: applied)

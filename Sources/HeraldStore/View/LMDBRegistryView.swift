@@ -7,14 +7,14 @@ public final class LMDBRegistryView: RegistryView {
 
     private let writer: StoreWriter
     private let environment: LMDBEnvironment
-    private let records: Table<RegistrationKey, RegistryRecord>
+    private let records: LMDBDatabase
     private let meta: Table<String, UInt64>
     private let appliedSignal: PositionSignal
 
     public init(writer: StoreWriter, records: LMDBDatabase, meta: LMDBDatabase) throws {
         self.writer = writer
         self.environment = writer.environment
-        self.records = Table(records)
+        self.records = records
         self.meta = Table(meta)
         let metaTable = self.meta
         let applied = try writer.environment.read { txn in try metaTable.get(Self.appliedKey, in: txn) ?? 0 }
@@ -31,14 +31,11 @@ public final class LMDBRegistryView: RegistryView {
         let records = self.records
         let meta = self.meta
         let applied = try await self.writer.write { txn in
-            var applied = try meta.get(Self.appliedKey, in: txn) ?? 0
-            for entry in entries where entry.position > applied {
-                let key = entry.command.key
-                if case .store(let record) = entry.command.effect(on: try records.get(key, in: txn)) {
-                    try records.put(record, for: key, in: txn)
-                }
-                applied = entry.position
-            }
+            let applied = try entries.apply(
+                after: try meta.get(Self.appliedKey, in: txn) ?? 0,
+                read: { key in try Self.record(for: key, in: records, txn: txn) },
+                write: { key, record in try txn.put(record.storedValue(), in: records, key: key.storeKeyBytes) }
+            )
             try meta.put(applied, for: Self.appliedKey, in: txn)
             return applied
         }
@@ -47,17 +44,28 @@ public final class LMDBRegistryView: RegistryView {
 
     public func record(for key: RegistrationKey) throws -> RegistryRecord? {
         let records = self.records
-        return try self.environment.read { txn in try records.get(key, in: txn) }
+        return try self.environment.read { txn in try Self.record(for: key, in: records, txn: txn) }
+    }
+
+    private static func record(
+        for key: RegistrationKey,
+        in records: LMDBDatabase,
+        txn: borrowing some LMDBReading & ~Copyable
+    ) throws -> RegistryRecord? {
+        try txn.withValue(in: records, key: key.storeKeyBytes) { bytes throws(StoreError) in
+            try RegistryRecord(key: key, storedValue: bytes)
+        }
     }
 
     public func registrations(scope: RegistrationScope, subject: [UInt8]) throws -> [Registration] {
         let prefix = RegistrationKey.prefix(scope: scope, subject: subject)
-        let database = self.records.database
+        let database = self.records
         return try self.environment.read { txn in
             var found: [Registration] = []
-            try txn.forEach(in: database, from: prefix) { key, value in
-                guard key.starts(with: prefix) else { return false }
-                if let registration = try RegistryRecord.decoded(from: value).registration {
+            try txn.forEach(in: database, from: prefix) { keyBytes, value in
+                guard keyBytes.starts(with: prefix) else { return false }
+                let key = try RegistrationKey(storeKeyBytes: keyBytes)
+                if let registration = try RegistryRecord(key: key, storedValue: value).registration {
                     found.append(registration)
                 }
                 return true
@@ -68,7 +76,7 @@ public final class LMDBRegistryView: RegistryView {
 
     public func recordCount() throws -> Int {
         let records = self.records
-        return try self.environment.read { txn in try records.count(in: txn) }
+        return try self.environment.read { txn in try txn.count(of: records) }
     }
 
     public func waitForApplied(beyond position: LogPosition) async throws -> LogPosition {
@@ -80,8 +88,9 @@ public final class LMDBRegistryView: RegistryView {
         let records = self.records
         return try self.environment.read { txn in
             var all: [RegistrationKey: RegistryRecord] = [:]
-            try records.forEach(in: txn) { key, record in
-                all[key] = record
+            try txn.forEach(in: records) { keyBytes, value in
+                let key = try RegistrationKey(storeKeyBytes: keyBytes)
+                all[key] = try RegistryRecord(key: key, storedValue: value)
                 return true
             }
             return all

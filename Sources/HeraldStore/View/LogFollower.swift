@@ -3,11 +3,19 @@ public import ServiceLifecycle
 
 /// Applies the command log to a view, in order, for as long as it runs: at start it catches up
 /// from the view's applied position, then follows new entries as they are appended.
+///
+/// A failure to read or apply (a full map, a damaged entry) does not stop the node: the follower
+/// logs it and tries again with growing pauses, and `/readyz` reports the view as behind.
 public struct LogFollower: Service {
     public let log: any CommandLog
     public let view: any RegistryView
     public let batchSize: Int
     let logger: Logger
+
+    /// Pauses between failed attempts: 100 ms doubling to at most 30 s.
+    static func retryDelay(afterFailures failures: Int) -> Duration {
+        .milliseconds(100 * (1 << min(max(failures - 1, 0), 9))).clamped(to: .seconds(30))
+    }
 
     public init(log: any CommandLog, view: any RegistryView, batchSize: Int = 1024, logger: Logger) {
         self.log = log
@@ -32,12 +40,27 @@ public struct LogFollower: Service {
     }
 
     private func follow() async throws {
-        let start = try self.view.appliedPosition()
-        self.logger.debug("following the command log", metadata: ["log.applied": "\(start)"])
+        var failures = 0
         while true {
-            if try await self.applyNextBatch() { continue }
-            let applied = try self.view.appliedPosition()
-            _ = try await self.log.waitForHead(beyond: applied)
+            do {
+                if try await self.applyNextBatch() {
+                    failures = 0
+                    continue
+                }
+                failures = 0
+                let applied = try self.view.appliedPosition()
+                _ = try await self.log.waitForHead(beyond: applied)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                failures += 1
+                let delay = Self.retryDelay(afterFailures: failures)
+                self.logger.error(
+                    "cannot apply the command log; retrying",
+                    metadata: ["error": "\(error)", "log.failures": "\(failures)", "retry.in": "\(delay)"]
+                )
+                try await Task.sleep(for: delay)
+            }
         }
     }
 
@@ -48,5 +71,11 @@ public struct LogFollower: Service {
         guard !batch.isEmpty else { return false }
         try await self.view.apply(batch)
         return true
+    }
+}
+
+extension Duration {
+    fileprivate func clamped(to maximum: Duration) -> Duration {
+        min(self, maximum)
     }
 }

@@ -17,8 +17,9 @@ public struct StoreVerification: Sendable, CustomStringConvertible {
 }
 
 extension LocalStore {
-    /// Replays the whole log into memory and compares it with the LMDB view. Reads everything:
-    /// a tool for tests and operators, not for a serving node's hot path.
+    /// Reads the whole log, checks it is contiguous from 1 to its head and decodes, and compares
+    /// the LMDB view with a fresh replay of the log up to the view's applied position. Reads
+    /// everything: a tool for tests and operators, not for a serving node's hot path.
     public func verify(batchSize: Int = 4096) async throws -> StoreVerification {
         var problems: [String] = []
         let applied = try self.view.appliedPosition()
@@ -28,12 +29,15 @@ extension LocalStore {
         }
         let reference = InMemoryRegistryView()
         var next: LogPosition = 1
-        while next <= applied {
+        scan: while next <= head {
             let batch = try await self.log.entries(from: next, limit: batchSize)
-            guard let last = batch.last else { break }
+            guard let last = batch.last else {
+                problems.append("log ends at \(next - 1), before its head \(head)")
+                break
+            }
             for (offset, entry) in batch.enumerated() where entry.position != next + LogPosition(offset) {
                 problems.append("log gap: expected position \(next + LogPosition(offset)), found \(entry.position)")
-                break
+                break scan
             }
             reference.apply(batch.filter { $0.position <= applied })
             next = last.position + 1
