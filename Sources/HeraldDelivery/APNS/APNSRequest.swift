@@ -1,0 +1,130 @@
+public import HeraldCore
+public import NIOHPACK
+
+/// A notification checked against APNs' rules and laid out as the request APNs receives, minus
+/// the `authorization` header, which the connection adds with its current provider token.
+public struct APNSRequest: Sendable {
+    public let notificationID: String
+    public let path: String
+    /// Regular headers (no pseudo-headers, no authorization), in the order they are sent.
+    public let headers: [(String, String)]
+    public let body: [UInt8]
+
+    /// Checks `notification` and builds the request; a notification APNs would refuse is refused
+    /// here, before it costs a request, with the reason APNs would give.
+    public init(_ notification: PushNotification, defaultTopic: String?) throws(APNSRequestError) {
+        let token = notification.device.token
+        guard !token.isEmpty, token.utf8.allSatisfy(\.isHexDigit) else {
+            throw APNSRequestError(.badDeviceToken, "device token must be hexadecimal, got \(token.count) characters")
+        }
+        let pushType: APNSPushType
+        if let name = notification.pushType {
+            guard let known = APNSPushType(rawValue: name) else {
+                throw APNSRequestError(.invalidPushType, "unknown APNs push type \(name)")
+            }
+            pushType = known
+        } else {
+            pushType = .alert
+        }
+        guard let topic = notification.device.topic ?? defaultTopic, !topic.isEmpty else {
+            throw APNSRequestError(.missingTopic, "no APNs topic: the device has none and the app sets no default")
+        }
+        guard Self.isCanonicalUUID(notification.id) else {
+            throw APNSRequestError(.badMessageId, "notification id must be a canonical UUID")
+        }
+        if let collapseID = notification.collapseID, collapseID.utf8.count > 64 {
+            throw APNSRequestError(.badCollapseId, "collapse id is \(collapseID.utf8.count) bytes; APNs allows 64")
+        }
+        if let expiration = notification.expiration, expiration < 0 {
+            throw APNSRequestError(.badExpirationDate, "expiration must be a UNIX time in seconds, or 0")
+        }
+        guard !notification.payload.isEmpty else {
+            throw APNSRequestError(.payloadEmpty, "payload is empty")
+        }
+        guard notification.payload.count <= pushType.payloadLimit else {
+            throw APNSRequestError(
+                .payloadTooLarge,
+                "payload is \(notification.payload.count) bytes; APNs allows \(pushType.payloadLimit) for \(pushType.rawValue)"
+            )
+        }
+
+        var headers: [(String, String)] = [
+            ("apns-push-type", pushType.rawValue),
+            ("apns-topic", topic),
+            ("apns-id", notification.id),
+        ]
+        // Background pushes must use priority 5 (10 is an error), so the type decides for them.
+        let priority: String? =
+            pushType == .background
+            ? "5"
+            : notification.priority.map {
+                switch $0 {
+                case .immediate: "10"
+                case .powerConsiderate: "5"
+                case .powerFirst: "1"
+                }
+            }
+        if let priority { headers.append(("apns-priority", priority)) }
+        if let expiration = notification.expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let collapseID = notification.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        headers.append(("content-type", "application/json"))
+        headers.append(("content-length", String(notification.payload.count)))
+
+        self.notificationID = notification.id
+        self.path = "/3/device/" + token
+        self.headers = headers
+        self.body = notification.payload
+    }
+
+    /// The HPACK header block of this request for `authority`, with `authorization` when the
+    /// connection uses token auth.
+    public func headerBlock(authority: String, authorization: String?) -> HPACKHeaders {
+        var block = HPACKHeaders()
+        block.reserveCapacity(self.headers.count + 5)
+        block.add(name: ":method", value: "POST")
+        block.add(name: ":scheme", value: "https")
+        block.add(name: ":path", value: self.path)
+        block.add(name: ":authority", value: authority)
+        if let authorization { block.add(name: "authorization", value: authorization) }
+        for (name, value) in self.headers { block.add(name: name, value: value) }
+        return block
+    }
+
+    static func isCanonicalUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else if !byte.isHexDigit {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// Why a notification was refused before sending, with the APNs reason it would have earned.
+public struct APNSRequestError: Error, Hashable, CustomStringConvertible {
+    public let reason: APNSReason
+    public let message: String
+
+    init(_ reason: APNSReason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    public var description: String { "\(self.reason.rawValue): \(self.message)" }
+
+    /// The outcome of a notification refused this way.
+    public var outcome: DeliveryOutcome {
+        self.reason == .badDeviceToken ? .deadToken(reason: self.reason.rawValue) : .rejected(reason: self.reason.rawValue)
+    }
+}
+
+extension UInt8 {
+    var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

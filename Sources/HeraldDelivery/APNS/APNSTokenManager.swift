@@ -1,0 +1,107 @@
+public import Foundation
+import JWTKit
+
+/// Mints and caches the ES256 provider token of one APNs signing key, shared by every connection
+/// that uses the key.
+///
+/// APNs refuses tokens older than an hour and answers `TooManyProviderTokenUpdates` when a token
+/// changes more than once in 20 minutes, so a token is re-minted at 50 minutes and never before
+/// 20, even when APNs claims it expired.
+public actor APNSTokenManager {
+    public struct Credentials: Sendable, Hashable {
+        /// The 10-character Key ID of the `.p8` key.
+        public var keyID: String
+        /// The 10-character Team ID.
+        public var teamID: String
+        /// The `.p8` file's contents: a PKCS#8 PEM P-256 private key.
+        public var privateKeyPEM: String
+
+        public init(keyID: String, teamID: String, privateKeyPEM: String) {
+            self.keyID = keyID
+            self.teamID = teamID
+            self.privateKeyPEM = privateKeyPEM
+        }
+    }
+
+    public static let refreshAge: TimeInterval = 50 * 60
+    public static let minimumAge: TimeInterval = 20 * 60
+
+    private struct Token {
+        var value: String
+        var issuedAt: Date
+    }
+
+    public nonisolated let credentials: Credentials
+    private let keys: JWTKeyCollection
+    private let now: @Sendable () -> Date
+    private var current: Token?
+    private var minting: Task<Token, any Error>?
+    /// Parsed in `init` so a bad key fails at start-up; added to `keys` (an actor) at first use.
+    private var pendingKey: ES256PrivateKey?
+    /// Tokens minted so far, for the `token refreshes` metric and tests.
+    public private(set) var mintCount = 0
+
+    /// Fails when the key is not a P-256 private key in PEM form.
+    public init(credentials: Credentials, now: @escaping @Sendable () -> Date = Date.init) throws {
+        let key = try ES256PrivateKey(pem: credentials.privateKeyPEM)
+        self.credentials = credentials
+        self.keys = JWTKeyCollection()
+        self.now = now
+        self.pendingKey = key
+    }
+
+    /// The `authorization` header value: `bearer <token>`.
+    public func authorization() async throws -> String {
+        "bearer " + (try await self.token())
+    }
+
+    /// The current token, minted first when there is none or it is 50 minutes old.
+    public func token() async throws -> String {
+        if let current = self.current, self.now().timeIntervalSince(current.issuedAt) < Self.refreshAge {
+            return current.value
+        }
+        return try await self.mint().value
+    }
+
+    /// Called when APNs answered `ExpiredProviderToken` for `rejected`: mints a new token unless
+    /// the current one is younger than 20 minutes (then the clocks disagree, and churning tokens
+    /// would only earn `TooManyProviderTokenUpdates`).
+    public func tokenRejected(_ rejected: String) async throws -> String {
+        if let current = self.current, current.value != rejected || self.now().timeIntervalSince(current.issuedAt) < Self.minimumAge {
+            return current.value
+        }
+        return try await self.mint().value
+    }
+
+    private func mint() async throws -> Token {
+        // Callers arriving while a token is being signed share that one signing.
+        if let minting = self.minting { return try await minting.value }
+        let task = Task { try await self.sign() }
+        self.minting = task
+        defer { self.minting = nil }
+        let token = try await task.value
+        self.current = token
+        self.mintCount += 1
+        return token
+    }
+
+    private func sign() async throws -> Token {
+        if let key = self.pendingKey {
+            await self.keys.add(ecdsa: key, kid: JWKIdentifier(string: self.credentials.keyID))
+            self.pendingKey = nil
+        }
+        // Whole seconds: APNs documents `iat` as an integer, and jwt-kit would otherwise write a fraction.
+        let issuedAt = Date(timeIntervalSince1970: self.now().timeIntervalSince1970.rounded(.down))
+        let claims = APNSProviderClaims(iss: IssuerClaim(value: self.credentials.teamID), iat: IssuedAtClaim(value: issuedAt))
+        let value = try await self.keys.sign(claims, kid: JWKIdentifier(string: self.credentials.keyID))
+        return Token(value: value, issuedAt: issuedAt)
+    }
+}
+
+/// The claims of an APNs provider token: the team and the time of issue, nothing else.
+struct APNSProviderClaims: JWTPayload {
+    var iss: IssuerClaim
+    var iat: IssuedAtClaim
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
