@@ -1,0 +1,211 @@
+public import NIOCore
+public import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+public import NIOSSL
+import NIOTLS
+
+/// One TLS + HTTP/2 client connection, many concurrent request streams on it.
+///
+/// Requests wait for a stream permit sized from the peer's SETTINGS (APNs starts token-auth
+/// connections at one stream), and after a GOAWAY the connection takes no new work; its open
+/// streams finish or fail with `HTTP2ConnectionError`, which the caller retries elsewhere.
+public final class HTTP2Connection: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        /// Sent as `:authority` and, unless it is an IP address, as the TLS server name.
+        public var authority: String
+        public var tls: TLSConfiguration
+        public var connectTimeout: Duration
+
+        /// TLS 1.2+ with ALPN `h2`; `trustRootsPEM` replaces the system roots (for test peers).
+        public init(host: String, port: Int, authority: String? = nil, trustRootsPEM: [String]? = nil, connectTimeout: Duration = .seconds(10)) throws {
+            self.host = host
+            self.port = port
+            self.authority = authority ?? host
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.minimumTLSVersion = .tlsv12
+            tls.applicationProtocols = ["h2"]
+            if let trustRootsPEM {
+                tls.trustRoots = .certificates(try trustRootsPEM.map { try NIOSSLCertificate(bytes: Array($0.utf8), format: .pem) })
+            }
+            self.tls = tls
+            self.connectTimeout = connectTimeout
+        }
+    }
+
+    private let channel: any Channel
+    private let multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
+    private let state: HTTP2ConnectionState
+    public let authority: String
+
+    private init(channel: any Channel, multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>, state: HTTP2ConnectionState, authority: String) {
+        self.channel = channel
+        self.multiplexer = multiplexer
+        self.state = state
+        self.authority = authority
+    }
+
+    /// Connects, negotiates TLS and `h2`, and waits for the server's first SETTINGS frame.
+    public static func connect(_ configuration: Configuration, group: any EventLoopGroup) async throws -> HTTP2Connection {
+        let loop = group.next()
+        let state = HTTP2ConnectionState(eventLoop: loop)
+        let sslContext = try NIOSSLContext(configuration: configuration.tls)
+        let serverName = Self.isIPAddress(configuration.authority) ? nil : configuration.authority
+        let timeout = TimeAmount.nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000)
+        do {
+            let negotiated = try await ClientBootstrap(group: loop)
+                .connectTimeout(timeout)
+                .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+                .connect(host: configuration.host, port: configuration.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
+                        try sync.addHandler(HTTP2ConnectErrorRecorder(state: state))
+                        let alpn = NIOTypedApplicationProtocolNegotiationHandler<(any Channel, NIOHTTP2Handler.AsyncStreamMultiplexer<Void>)> { result, channel in
+                            guard case .negotiated("h2") = result else {
+                                return channel.close().flatMapThrowing {
+                                    throw HTTP2ConnectionError(.connectFailed, "the server did not negotiate HTTP/2 (ALPN h2)")
+                                }
+                            }
+                            return channel.eventLoop.makeCompletedFuture {
+                                var settings = NIOHTTP2Handler.Configuration()
+                                settings.connection.initialSettings = [
+                                    HTTP2Setting(parameter: .enablePush, value: 0),
+                                    HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
+                                ]
+                                // A peer refusing many streams at once (APNs lowering its limit) is
+                                // normal here, not an attack.
+                                settings.stream.streamResetFrameRateLimit.maximumCount = 10_000
+                                let multiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
+                                    mode: .client,
+                                    configuration: settings
+                                ) { stream in stream.close() }
+                                try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionObserver(state: state))
+                                return (channel, multiplexer)
+                            }
+                        }
+                        try sync.addHandler(alpn)
+                        return alpn.protocolNegotiationResult
+                    }
+                }
+                .get()
+            let prefaceTimeout = loop.scheduleTask(in: timeout) {
+                state.preface.fail(HTTP2ConnectionError(.connectFailed, "no SETTINGS from the server within \(configuration.connectTimeout)"))
+            }
+            defer { prefaceTimeout.cancel() }
+            do {
+                try await state.preface.futureResult.get()
+            } catch {
+                try? await negotiated.0.close()
+                throw error
+            }
+            return HTTP2Connection(channel: negotiated.0, multiplexer: negotiated.1, state: state, authority: configuration.authority)
+        } catch {
+            // A TLS failure reaches the connect call as "output closed"; the recorded error says why.
+            let cause = state.firstError.map { "\($0)" } ?? "\(error)"
+            let failure = error as? HTTP2ConnectionError ?? HTTP2ConnectionError(.connectFailed, "\(configuration.host):\(configuration.port): \(cause)")
+            // The promise must be completed on every path (NIO traps on a dropped promise).
+            state.preface.fail(failure)
+            throw failure
+        }
+    }
+
+    /// Whether new requests may be sent here (open, and no GOAWAY received).
+    public var isUsable: Bool { !self.state.isClosed && !self.state.isGoingAway }
+    /// The peer's current stream limit.
+    public var maxConcurrentStreams: Int { self.state.permits.limit }
+    /// Streams open now (requests in flight).
+    public var openStreams: Int { self.state.permits.inUse }
+
+    /// Sends one request and returns the whole response. Waits for a stream permit first;
+    /// `deadline` bounds the wait for the answer once the stream is open.
+    public func send(headers: HPACKHeaders, body: [UInt8], deadline: Duration? = nil) async throws -> HTTP2Response {
+        try await self.state.permits.acquire()
+        defer {
+            self.state.permits.release()
+            // After a GOAWAY nothing new comes here: close once the last stream is done.
+            if self.state.isGoingAway, self.state.permits.inUse == 0 { self.channel.close(promise: nil) }
+        }
+        let stream: NIOAsyncChannel<HTTP2Frame.FramePayload, HTTP2Frame.FramePayload>
+        do {
+            stream = try await self.multiplexer.openStream { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<HTTP2Frame.FramePayload, HTTP2Frame.FramePayload>(wrappingChannelSynchronously: channel)
+                }
+            }
+        } catch {
+            throw self.connectionError(for: error)
+        }
+        let timer = deadline.map { deadline in
+            stream.channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(deadline.components.seconds) * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)) {
+                stream.channel.close(promise: nil)
+            }
+        }
+        defer { timer?.cancel() }
+        let started = ContinuousClock.now
+        do {
+            return try await stream.executeThenClose { inbound, outbound in
+                try await outbound.write(contentsOf: [
+                    .headers(.init(headers: headers)),
+                    .data(.init(data: .byteBuffer(ByteBuffer(bytes: body)), endStream: true)),
+                ])
+                var response: HTTP2Response?
+                var collected: [UInt8] = []
+                for try await payload in inbound {
+                    switch payload {
+                    case .headers(let frame):
+                        if response == nil {
+                            response = HTTP2Response(status: Int(frame.headers.first(name: ":status") ?? "") ?? 0, headers: frame.headers, body: [])
+                        }
+                        if frame.endStream, var done = response {
+                            done.body = collected
+                            return done
+                        }
+                    case .data(let frame):
+                        if case .byteBuffer(let buffer) = frame.data { collected += buffer.readableBytesView }
+                        if frame.endStream, var done = response {
+                            done.body = collected
+                            return done
+                        }
+                    default:
+                        continue
+                    }
+                }
+                // The stream ended without a complete answer: the connection went away under it.
+                throw self.unansweredError(since: started, deadline: deadline)
+            }
+        } catch let error as HTTP2ConnectionError {
+            throw error
+        } catch {
+            throw self.connectionError(for: error)
+        }
+    }
+
+    /// Closes the connection; requests in flight fail with `HTTP2ConnectionError.closed`.
+    public func close() async {
+        try? await self.channel.close()
+    }
+
+    private func unansweredError(since started: ContinuousClock.Instant, deadline: Duration?) -> HTTP2ConnectionError {
+        if let deadline, ContinuousClock.now - started >= deadline {
+            return HTTP2ConnectionError(.timedOut, "no answer within \(deadline)")
+        }
+        return self.connectionError(for: nil)
+    }
+
+    private func connectionError(for error: (any Error)?) -> HTTP2ConnectionError {
+        if let closed = error as? NIOHTTP2Errors.StreamClosed {
+            return HTTP2ConnectionError(.streamReset, "stream reset with \(closed.errorCode)", peerReason: self.state.goAwayReason)
+        }
+        if self.state.isGoingAway {
+            return HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: self.state.goAwayReason)
+        }
+        return HTTP2ConnectionError(.closed, error.map { "\($0)" } ?? "the connection closed before the answer")
+    }
+
+    static func isIPAddress(_ text: String) -> Bool {
+        (try? SocketAddress(ipAddress: text, port: 0)) != nil
+    }
+}

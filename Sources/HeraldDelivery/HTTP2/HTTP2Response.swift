@@ -1,0 +1,8 @@
+public import NIOHPACK
+
+/// A complete HTTP/2 response: status, headers and body.
+public struct HTTP2Response: Sendable {
+    public var status: Int
+    public var headers: HPACKHeaders
+    public var body: [UInt8]
+}

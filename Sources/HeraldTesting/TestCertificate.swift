@@ -1,0 +1,37 @@
+import Crypto
+public import Foundation
+import SwiftASN1
+import X509
+
+/// A self-signed TLS server certificate for `localhost` and `127.0.0.1`, made when a test peer
+/// starts, so no key material is committed and none outlives the test.
+public struct TestCertificate: Sendable {
+    public let certificatePEM: String
+    public let privateKeyPEM: String
+
+    public init(validFor lifetime: TimeInterval = 86_400) throws {
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let name = try DistinguishedName { CommonName("localhost") }
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: key.publicKey,
+            notValidBefore: now.addingTimeInterval(-60),
+            notValidAfter: now.addingTimeInterval(lifetime),
+            issuer: name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                // No KeyUsage: without keyCertSign, BoringSSL will not take a self-signed
+                // certificate as its own issuer, and verification fails.
+                Critical(BasicConstraints.notCertificateAuthority)
+                try ExtendedKeyUsage([.serverAuth, .clientAuth])
+                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            },
+            issuerPrivateKey: key
+        )
+        self.certificatePEM = try certificate.serializeAsPEM().pemString
+        self.privateKeyPEM = try key.serializeAsPEM().pemString
+    }
+}

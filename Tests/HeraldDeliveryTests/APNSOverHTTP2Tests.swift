@@ -1,0 +1,149 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldTesting
+import NIOHPACK
+import Testing
+
+@testable import HeraldDelivery
+
+/// Herald's APNs request path against the strict mock over real TLS and HTTP/2.
+@Suite struct APNSOverHTTP2Tests {
+    @Test func acceptedPushArrivesWithEveryHeaderAndThePayload() async throws {
+        try await MockAPNSHarness.with { harness in
+            let connection = try await harness.connect()
+            let notification = MockAPNSHarness.notification()
+            let response = try await harness.send(notification, on: connection)
+            #expect(response.status == 200)
+            #expect(response.apnsID?.lowercased() == notification.id)
+            #expect(response.decision == .finish(.delivered))
+            let accepted = try #require(harness.mock.accepted.first)
+            #expect(accepted.token == notification.device.token)
+            #expect(accepted.topic == MockAPNSHarness.topic)
+            #expect(accepted.pushType == "alert")
+            #expect(accepted.priority == "10")
+            #expect(accepted.payload == notification.payload)
+            #expect(accepted.keyID == MockAPNSHarness.keyID)
+            await connection.close()
+        }
+    }
+
+    @Test func streamLimitStartsAtOneAndRisesAfterTheFirstAuthenticatedPush() async throws {
+        try await MockAPNSHarness.with { harness in
+            let connection = try await harness.connect()
+            #expect(connection.maxConcurrentStreams == 1)
+            _ = try await harness.send(MockAPNSHarness.notification(), on: connection)
+            try await Self.eventually { connection.maxConcurrentStreams == 1000 }
+            await connection.close()
+        }
+    }
+
+    @Test func loweredStreamLimitBoundsRequestsInFlight() async throws {
+        try await MockAPNSHarness.with { harness in
+            let connection = try await harness.connect()
+            _ = try await harness.send(MockAPNSHarness.notification(), on: connection)
+            harness.mock.setMaxConcurrentStreams(2)
+            try await Self.eventually { connection.maxConcurrentStreams == 2 }
+            harness.mock.setLatency(.milliseconds(20))
+            let highest = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        let response = try await harness.send(MockAPNSHarness.notification(), on: connection)
+                        #expect(response.status == 200)
+                        return 0
+                    }
+                }
+                group.addTask {
+                    var highest = 0
+                    for _ in 0..<50 {
+                        highest = max(highest, connection.openStreams)
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                    return highest
+                }
+                return try await group.reduce(0, max)
+            }
+            #expect(highest >= 1 && highest <= 2)
+            #expect(harness.mock.accepted.count == 13)
+            await connection.close()
+        }
+    }
+
+    @Test func unregisteredTokenIsADeadTokenWithItsTimestamp() async throws {
+        try await MockAPNSHarness.with { harness in
+            let token = String(repeating: "b2", count: 32)
+            let since = Date(timeIntervalSince1970: 1_700_000_000.5)
+            harness.mock.script(token: token, .unregistered(since: since))
+            let connection = try await harness.connect()
+            let response = try await harness.send(MockAPNSHarness.notification(token: token), on: connection)
+            #expect(response.status == 410)
+            #expect(response.reason == .unregistered)
+            #expect(response.timestamp == 1_700_000_000_500)
+            #expect(response.decision == .finish(.deadToken(reason: "Unregistered")))
+            #expect(harness.mock.accepted.isEmpty)
+            await connection.close()
+        }
+    }
+
+    @Test func throttledTokenIsRetriedAfterRetryAfter() async throws {
+        try await MockAPNSHarness.with { harness in
+            let token = String(repeating: "c3", count: 32)
+            harness.mock.script(token: token, .throttled(retryAfterSeconds: 9))
+            let connection = try await harness.connect()
+            let response = try await harness.send(MockAPNSHarness.notification(token: token), on: connection)
+            #expect(response.decision == .retry(reason: "TooManyRequests", after: .seconds(9), then: .none))
+            await connection.close()
+        }
+    }
+
+    @Test func everyNthFailureIsInjected() async throws {
+        try await MockAPNSHarness.with { harness in
+            harness.mock.fail(every: 3, status: 500, reason: "InternalServerError")
+            let connection = try await harness.connect()
+            var statuses: [Int] = []
+            for _ in 0..<6 { statuses.append(try await harness.send(MockAPNSHarness.notification(), on: connection).status) }
+            #expect(statuses == [200, 200, 500, 200, 200, 500])
+            await connection.close()
+        }
+    }
+
+    @Test func goAwayStopsNewWorkAndCarriesTheReason() async throws {
+        try await MockAPNSHarness.with { harness in
+            let connection = try await harness.connect()
+            _ = try await harness.send(MockAPNSHarness.notification(), on: connection)
+            harness.mock.sendGoAway(reason: "Shutdown")
+            try await Self.eventually { !connection.isUsable }
+            do {
+                _ = try await harness.send(MockAPNSHarness.notification(), on: connection)
+                Issue.record("a request after GOAWAY must fail")
+            } catch let error as HTTP2ConnectionError {
+                #expect([.goingAway, .closed].contains(error.code))
+            }
+            // A new connection works.
+            let fresh = try await harness.connect()
+            #expect(try await harness.send(MockAPNSHarness.notification(), on: fresh).status == 200)
+            await fresh.close()
+        }
+    }
+
+    @Test func closedPeerFailsTheConnectionNotTheProcess() async throws {
+        try await MockAPNSHarness.with { harness in
+            let connection = try await harness.connect()
+            await connection.close()
+            await #expect(throws: HTTP2ConnectionError.self) {
+                try await harness.send(MockAPNSHarness.notification(), on: connection)
+            }
+        }
+    }
+
+    static func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met within \(timeout)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
