@@ -16,6 +16,7 @@ public final class MockAPNS: Sendable {
         var accepted: [AcceptedPush] = []
         var tokenStates: [String: TokenState] = [:]
         var failEvery: (every: Int, status: Int, reason: String)?
+        var failNext: [(status: Int, reason: String, retryAfter: Int?)] = []
         var requests = 0
         var latency: Duration = .zero
         var streamsAfterAuthentication: Int
@@ -23,6 +24,7 @@ public final class MockAPNS: Sendable {
         var connectionStates: [Int: MockAPNSConnectionState] = [:]
         var nextConnectionID = 1
         var listener: (any Channel)?
+        var isShutDown = false
     }
 
     let configuration: Configuration
@@ -78,12 +80,16 @@ public final class MockAPNS: Sendable {
         self.shared.withLockedValue { $0.listener?.localAddress?.port } ?? 0
     }
 
-    /// Closes the listener and every connection, and stops the mock's threads.
+    /// Closes the listener and every connection, and stops the mock's threads. Safe to call twice.
     public func shutdown() async throws {
-        let (listener, connections) = self.shared.withLockedValue { shared in
-            defer { shared.connections = [:] }
-            return (shared.listener, Array(shared.connections.values))
+        let (alreadyDown, listener, connections) = self.shared.withLockedValue { shared in
+            defer {
+                shared.connections = [:]
+                shared.isShutDown = true
+            }
+            return (shared.isShutDown, shared.listener, Array(shared.connections.values))
         }
+        guard !alreadyDown else { return }
         try? await listener?.close()
         for connection in connections { try? await connection.close() }
         try await self.group.shutdownGracefully()
@@ -99,6 +105,14 @@ public final class MockAPNS: Sendable {
     /// Answers every `every`-th valid request with `status` and `reason` (`nil` stops it).
     public func fail(every: Int?, status: Int = 500, reason: String = "InternalServerError") {
         self.shared.withLockedValue { $0.failEvery = every.map { (max($0, 1), status, reason) } }
+    }
+
+    /// Answers the next `count` valid requests with `status` and `reason` (and `Retry-After`
+    /// seconds when given), then goes back to normal.
+    public func failNext(_ count: Int, status: Int, reason: String, retryAfterSeconds: Int? = nil) {
+        self.shared.withLockedValue { shared in
+            shared.failNext += Array(repeating: (status, reason, retryAfterSeconds), count: max(count, 0))
+        }
     }
 
     /// Delays every answer by `latency`.
@@ -125,7 +139,13 @@ public final class MockAPNS: Sendable {
             shared.connections.map { id, channel in (channel, shared.connectionStates[id]) }
         }
         for (channel, state) in targets {
-            let last = state?.state.withLockedValue { $0.highestStreamID } ?? 0
+            // Fix the last processed stream in the same step that reads it, so no stream above
+            // it can still be accepted.
+            let last = state?.state.withLockedValue { connection in
+                let last = connection.goAwayLastStreamID ?? connection.highestStreamID
+                connection.goAwayLastStreamID = last
+                return last
+            } ?? 0
             let frame = HTTP2Frame(
                 streamID: .rootStream,
                 payload: .goAway(lastStreamID: HTTP2StreamID(last), errorCode: .noError, opaqueData: ByteBuffer(string: #"{"reason":"\#(reason)"}"#))
@@ -170,6 +190,12 @@ public final class MockAPNS: Sendable {
                 case .failing(let status, let reason):
                     return .error(status, reason, id: id)
                 }
+            }
+            if !shared.failNext.isEmpty {
+                let failure = shared.failNext.removeFirst()
+                var answer = Answer.error(failure.status, failure.reason, id: id)
+                answer.retryAfter = failure.retryAfter
+                return answer
             }
             if let failEvery = shared.failEvery, shared.requests % failEvery.every == 0 {
                 return .error(failEvery.status, failEvery.reason, id: id)

@@ -11,6 +11,9 @@ final class MockAPNSConnectionState: Sendable {
         var lastTokenChange: Date?
         var authenticated = false
         var highestStreamID = 0
+        /// Set when the mock sends GOAWAY: streams above it are refused, never processed, as
+        /// HTTP/2 promises the client that sees the GOAWAY.
+        var goAwayLastStreamID: Int?
     }
 
     let id: Int

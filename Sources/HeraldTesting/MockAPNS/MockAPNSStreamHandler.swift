@@ -14,6 +14,7 @@ final class MockAPNSStreamHandler: ChannelInboundHandler {
     private var headers: HPACKHeaders?
     private var body: [UInt8] = []
     private var answered = false
+    private var streamID: Int?
 
     init(mock: MockAPNS, connection: MockAPNSConnectionState) {
         self.mock = mock
@@ -23,7 +24,13 @@ final class MockAPNSStreamHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch Self.unwrapInboundIn(data) {
         case .headers(let frame):
-            if self.headers == nil { self.headers = frame.headers }
+            if self.headers == nil {
+                self.headers = frame.headers
+                self.streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) }
+                if let streamID = self.streamID {
+                    self.connection.state.withLockedValue { $0.highestStreamID = max($0.highestStreamID, streamID) }
+                }
+            }
             if frame.endStream { self.answer(context: context) }
         case .data(let frame):
             if case .byteBuffer(let buffer) = frame.data { self.body += buffer.readableBytesView }
@@ -36,8 +43,13 @@ final class MockAPNSStreamHandler: ChannelInboundHandler {
     private func answer(context: ChannelHandlerContext) {
         guard !self.answered, let headers = self.headers else { return }
         self.answered = true
-        if let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
-            self.connection.state.withLockedValue { $0.highestStreamID = max($0.highestStreamID, Int(streamID)) }
+        let refused = self.connection.state.withLockedValue { state in
+            guard let last = state.goAwayLastStreamID, let streamID = self.streamID else { return false }
+            return streamID > last
+        }
+        if refused {
+            context.writeAndFlush(Self.wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
+            return
         }
         let answer = self.mock.validate(headers: headers, body: self.body, connection: self.connection)
         if answer.authenticatedNow {

@@ -1,0 +1,170 @@
+import Foundation
+import HeraldCore
+import HeraldTesting
+import Logging
+import Testing
+
+@testable import HeraldDelivery
+
+/// The endpoint actor end to end against the strict mock: retries, deadlines, GOAWAY, tokens, overload.
+@Suite struct APNSEndpointTests {
+    func endpoint(_ harness: MockAPNSHarness, configure: (inout APNSEndpoint.Configuration) -> Void = { _ in }) -> APNSEndpoint {
+        var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
+        configuration.backoff = Backoff(initial: .milliseconds(20), multiplier: 2, maximum: .milliseconds(200), jitter: 0)
+        configuration.deadline = .seconds(10)
+        configure(&configuration)
+        return APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
+    }
+
+    @Test func deliveredOnFirstAttempt() async throws {
+        try await MockAPNSHarness.with { harness in
+            let endpoint = endpoint(harness)
+            let outcome1 = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(outcome1 == .delivered)
+            #expect(harness.mock.accepted.count == 1)
+            await endpoint.shutdown()
+        }
+    }
+
+    @Test func serverErrorIsRetriedThenDelivered() async throws {
+        try await MockAPNSHarness.with { harness in
+            harness.mock.failNext(2, status: 500, reason: "InternalServerError")
+            let endpoint = endpoint(harness)
+            let outcome2 = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(outcome2 == .delivered)
+            #expect(harness.mock.requestCount == 3)
+            #expect(harness.mock.accepted.count == 1)
+            await endpoint.shutdown()
+        }
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        try await MockAPNSHarness.with { harness in
+            harness.mock.failNext(1, status: 429, reason: "TooManyRequests", retryAfterSeconds: 1)
+            let endpoint = endpoint(harness)
+            let start = ContinuousClock.now
+            let outcome3 = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(outcome3 == .delivered)
+            #expect(ContinuousClock.now - start >= .seconds(1))
+            await endpoint.shutdown()
+        }
+    }
+
+    @Test func permanentErrorsAreNotRetried() async throws {
+        try await MockAPNSHarness.with { harness in
+            let dead = String(repeating: "d4", count: 32)
+            harness.mock.script(token: dead, .unregistered(since: Date()))
+            let endpoint = endpoint(harness)
+            let outcome4 = try await endpoint.send(MockAPNSHarness.notification(token: dead))
+            #expect(outcome4 == .deadToken(reason: "Unregistered"))
+            harness.mock.failNext(1, status: 400, reason: "BadTopic")
+            let outcome5 = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(outcome5 == .failed(reason: "BadTopic"))
+            #expect(harness.mock.requestCount == 2, "neither may be retried")
+            await endpoint.shutdown()
+        }
+    }
+
+    @Test func requestsAPNsWouldRefuseNeverLeave() async throws {
+        try await MockAPNSHarness.with { harness in
+            let endpoint = endpoint(harness)
+            let huge = "{\"a\":\"" + String(repeating: "x", count: 5000) + "\"}"
+            let outcome6 = try await endpoint.send(MockAPNSHarness.notification(payload: huge))
+            #expect(outcome6 == .rejected(reason: "PayloadTooLarge"))
+            #expect(harness.mock.requestCount == 0)
+            await endpoint.shutdown()
+        }
+    }
+
+    @Test func retriesStopAtTheAttemptLimit() async throws {
+        try await MockAPNSHarness.with { harness in
+            harness.mock.failNext(100, status: 503, reason: "ServiceUnavailable")
+            let endpoint = endpoint(harness) { $0.maximumAttempts = 3 }
+            let outcome = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(outcome == .failed(reason: "gave up after 3 attempts: ServiceUnavailable"))
+            #expect(harness.mock.requestCount == 3)
+            await endpoint.shutdown()
+        }
+    }
+
+    @Test func goAwayMidFlightLosesNothingAndSendsNothingTwice() async throws {
+        try await MockAPNSHarness.with { harness in
+            let endpoint = endpoint(harness)
+            // Authenticate the connection first, so its stream limit is high.
+            let outcome7 = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(outcome7 == .delivered)
+            harness.mock.setLatency(.milliseconds(150))
+            let outcomes = try await withThrowingTaskGroup(of: DeliveryOutcome.self) { group in
+                for _ in 0..<40 {
+                    group.addTask { try await endpoint.send(MockAPNSHarness.notification()) }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(60))
+                    harness.mock.sendGoAway(reason: "Shutdown", grace: .seconds(1))
+                    return .delivered
+                }
+                return try await group.reduce(into: [DeliveryOutcome]()) { $0.append($1) }
+            }
+            #expect(outcomes.count == 41)
+            #expect(outcomes.allSatisfy { $0 == .delivered })
+            let ids = harness.mock.accepted.map { $0.apnsID.lowercased() }
+            #expect(ids.count == 41, "each notification accepted exactly once")
+            #expect(Set(ids).count == ids.count)
+            await endpoint.shutdown()
+        }
+    }
+
+    @Test func tokenIsRefreshedAfterFiftyMinutesOnTheSameConnection() async throws {
+        try await MockAPNSHarness.with { harness in
+            let endpoint = endpoint(harness)
+            let outcome8 = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(outcome8 == .delivered)
+            harness.clock.advance(minutes: 51)
+            let outcome9 = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(outcome9 == .delivered)
+            #expect(await harness.tokens.mintCount == 2)
+            #expect(Set(harness.mock.accepted.map(\.connection)).count == 1)
+            await endpoint.shutdown()
+        }
+    }
+
+    @Test func fullQueueAnswersOverloadedInsteadOfDropping() async throws {
+        try await MockAPNSHarness.with { harness in
+            harness.mock.setLatency(.milliseconds(300))
+            let endpoint = endpoint(harness) { $0.queueLimit = 2 }
+            let results = await withTaskGroup(of: Result<DeliveryOutcome, DeliveryError>.self) { group in
+                for _ in 0..<5 {
+                    group.addTask {
+                        do throws(DeliveryError) { return .success(try await endpoint.send(MockAPNSHarness.notification())) } catch { return .failure(error) }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let delivered = results.filter { if case .success(.delivered) = $0 { true } else { false } }.count
+            let overloaded = results.filter { if case .failure(let error) = $0 { error.code == .overloaded } else { false } }.count
+            #expect(delivered == 2)
+            #expect(overloaded == 3)
+            await endpoint.shutdown()
+        }
+    }
+
+    @Test func unreachableEndpointFailsWithinTheDeadline() async throws {
+        try await MockAPNSHarness.with { harness in
+            let port = harness.mock.port
+            try await harness.mock.shutdown()
+            var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
+            configuration.deadline = .milliseconds(500)
+            configuration.backoff = Backoff(initial: .milliseconds(50), jitter: 0)
+            let endpoint = APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
+            let start = ContinuousClock.now
+            let outcome = try await endpoint.send(MockAPNSHarness.notification())
+            guard case .failed(let reason) = outcome else {
+                Issue.record("expected failure, got \(outcome)")
+                return
+            }
+            #expect(reason.contains("connect"))
+            #expect(ContinuousClock.now - start < .seconds(5))
+            await endpoint.shutdown()
+        }
+    }
+}
