@@ -168,3 +168,43 @@ import Testing
         }
     }
 }
+
+@Suite struct APNSEndpointDropTests {
+    /// The mock drops every connection three times while 300 notifications are in flight. Each
+    /// notification must end in exactly one outcome, and each must reach the mock. A request whose
+    /// answer was lost in a drop is sent again (at-least-once), so the mock may see it twice; only
+    /// those can repeat.
+    @Test func droppedConnectionsUnderLoadLoseNothing() async throws {
+        try await MockAPNSHarness.with { harness in
+            var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
+            configuration.backoff = Backoff(initial: .milliseconds(10), multiplier: 2, maximum: .milliseconds(100), jitter: 0.2)
+            configuration.deadline = .seconds(20)
+            configuration.maximumAttempts = 10
+            let endpoint = APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
+            harness.mock.setLatency(.milliseconds(20))
+            let notifications = (0..<300).map { _ in MockAPNSHarness.notification() }
+            let outcomes = try await withThrowingTaskGroup(of: (String, DeliveryOutcome)?.self) { group in
+                for notification in notifications {
+                    group.addTask { (notification.id, try await endpoint.send(notification)) }
+                }
+                group.addTask {
+                    for _ in 0..<3 {
+                        try await Task.sleep(for: .milliseconds(60))
+                        harness.mock.dropConnections()
+                    }
+                    return nil
+                }
+                return try await group.reduce(into: [String: [DeliveryOutcome]]()) { outcomes, result in
+                    if let (id, outcome) = result { outcomes[id, default: []].append(outcome) }
+                }
+            }
+            #expect(outcomes.count == 300)
+            #expect(outcomes.values.allSatisfy { $0.count == 1 }, "exactly one outcome per notification")
+            #expect(outcomes.values.allSatisfy { $0 == [.delivered] })
+            let accepted = harness.mock.accepted.map { $0.apnsID.lowercased() }
+            #expect(Set(accepted) == Set(notifications.map(\.id)), "every notification reached the mock")
+            #expect(accepted.count >= 300)
+            await endpoint.shutdown()
+        }
+    }
+}

@@ -157,6 +157,13 @@ public final class MockAPNS: Sendable {
         }
     }
 
+    /// Closes every open connection at once, without GOAWAY, as a crashed peer or a broken network
+    /// would. Requests in flight on them get no answer.
+    public func dropConnections() {
+        let connections = self.shared.withLockedValue { Array($0.connections.values) }
+        for connection in connections { connection.close(mode: .all, promise: nil) }
+    }
+
     // MARK: Reading back
 
     /// Every push answered 200, in the order answered.
