@@ -67,8 +67,10 @@ let package = Package(
             name: "HeraldDelivery",
             dependencies: [
                 "HeraldCore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
@@ -158,6 +160,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -147,3 +147,21 @@ import Testing
         }
     }
 }
+
+@Suite struct HTTP2KeepAliveTests {
+    @Test func answeredPingsKeepTheConnection() async throws {
+        try await MockAPNSHarness.with { harness in
+            var configuration = try HTTP2Connection.Configuration(
+                host: "127.0.0.1",
+                port: harness.mock.port,
+                authority: "localhost",
+                trustRootsPEM: [harness.mock.certificatePEM]
+            )
+            configuration.pingInterval = .milliseconds(40)
+            let connection = try await HTTP2Connection.connect(configuration, group: harness.group)
+            try await APNSOverHTTP2Tests.eventually { connection.pingsAcknowledged >= 3 }
+            #expect(connection.isUsable)
+            await connection.close()
+        }
+    }
+}

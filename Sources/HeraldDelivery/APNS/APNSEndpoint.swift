@@ -23,6 +23,8 @@ public actor APNSEndpoint {
         /// How long a notification may take over all its attempts.
         public var deadline: Duration = .seconds(60)
         public var maximumAttempts: Int = 6
+        /// Keep-alive PING interval of each connection.
+        public var pingInterval: Duration? = .seconds(60)
         public var backoff = Backoff()
         /// Topic used when a device names none.
         public var defaultTopic: String?
@@ -188,15 +190,14 @@ public actor APNSEndpoint {
         let group = self.group
         self.connecting = Task {
             do {
-                let connection = try await HTTP2Connection.connect(
-                    try HTTP2Connection.Configuration(
-                        host: configuration.host,
-                        port: configuration.port,
-                        authority: configuration.authority,
-                        trustRootsPEM: configuration.trustRootsPEM
-                    ),
-                    group: group
+                var connectionConfiguration = try HTTP2Connection.Configuration(
+                    host: configuration.host,
+                    port: configuration.port,
+                    authority: configuration.authority,
+                    trustRootsPEM: configuration.trustRootsPEM
                 )
+                connectionConfiguration.pingInterval = configuration.pingInterval
+                let connection = try await HTTP2Connection.connect(connectionConfiguration, group: group)
                 self.connected(connection)
                 return connection
             } catch {

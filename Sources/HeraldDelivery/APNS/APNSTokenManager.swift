@@ -34,6 +34,7 @@ public actor APNSTokenManager {
     public nonisolated let credentials: Credentials
     private let keys: JWTKeyCollection
     private let now: @Sendable () -> Date
+    private let onMint: (@Sendable () -> Void)?
     private var current: Token?
     private var minting: Task<Token, any Error>?
     /// Parsed in `init` so a bad key fails at start-up; added to `keys` (an actor) at first use.
@@ -41,12 +42,14 @@ public actor APNSTokenManager {
     /// Tokens minted so far, for the `token refreshes` metric and tests.
     public private(set) var mintCount = 0
 
-    /// Fails when the key is not a P-256 private key in PEM form.
-    public init(credentials: Credentials, now: @escaping @Sendable () -> Date = Date.init) throws {
+    /// Fails when the key is not a P-256 private key in PEM form. `onMint` is told of every new
+    /// token (the token-refresh metric).
+    public init(credentials: Credentials, now: @escaping @Sendable () -> Date = Date.init, onMint: (@Sendable () -> Void)? = nil) throws {
         let key = try ES256PrivateKey(pem: credentials.privateKeyPEM)
         self.credentials = credentials
         self.keys = JWTKeyCollection()
         self.now = now
+        self.onMint = onMint
         self.pendingKey = key
     }
 
@@ -82,6 +85,7 @@ public actor APNSTokenManager {
         let token = try await task.value
         self.current = token
         self.mintCount += 1
+        self.onMint?()
         return token
     }
 

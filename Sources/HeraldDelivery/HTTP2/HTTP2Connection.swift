@@ -18,6 +18,10 @@ public final class HTTP2Connection: Sendable {
         public var authority: String
         public var tls: TLSConfiguration
         public var connectTimeout: Duration
+        /// A PING every interval; a PING still unanswered at the next one closes the connection,
+        /// so a silently dead peer fails its requests over instead of holding them to their
+        /// deadline. `nil` sends none.
+        public var pingInterval: Duration? = .seconds(60)
 
         /// TLS 1.2+ with ALPN `h2`; `trustRootsPEM` replaces the system roots (for test peers).
         public init(host: String, port: Int, authority: String? = nil, trustRootsPEM: [String]? = nil, connectTimeout: Duration = .seconds(10)) throws {
@@ -101,7 +105,9 @@ public final class HTTP2Connection: Sendable {
                 try? await negotiated.0.close()
                 throw error
             }
-            return HTTP2Connection(channel: negotiated.0, multiplexer: negotiated.1, state: state, authority: configuration.authority)
+            let connection = HTTP2Connection(channel: negotiated.0, multiplexer: negotiated.1, state: state, authority: configuration.authority)
+            if let interval = configuration.pingInterval { connection.startPinging(every: interval) }
+            return connection
         } catch {
             // A TLS failure reaches the connect call as "output closed"; the recorded error says why.
             let cause = state.firstError.map { "\($0)" } ?? "\(error)"
@@ -181,6 +187,30 @@ public final class HTTP2Connection: Sendable {
         } catch {
             throw self.connectionError(for: error)
         }
+    }
+
+    /// PINGs the peer answered so far.
+    public var pingsAcknowledged: Int { self.state.pingsAcknowledged }
+
+    private func startPinging(every interval: Duration) {
+        let channel = self.channel
+        let state = self.state
+        let amount = TimeAmount.nanoseconds(Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)
+        let task = channel.eventLoop.scheduleRepeatedTask(initialDelay: amount, delay: amount) { task in
+            guard channel.isActive else {
+                task.cancel()
+                return
+            }
+            let data = UInt64.random(in: 1...UInt64.max)
+            guard state.pingSent(data) else {
+                state.closed(because: "no answer to PING within \(interval)")
+                channel.close(promise: nil)
+                task.cancel()
+                return
+            }
+            channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: data), ack: false)), promise: nil)
+        }
+        channel.closeFuture.whenComplete { _ in task.cancel() }
     }
 
     /// Closes the connection; requests in flight fail with `HTTP2ConnectionError.closed`.

@@ -19,6 +19,8 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
             // Each SETTINGS frame carries only what changed; no stream limit here keeps the old one.
             let limit = settings.last { $0.parameter == .maxConcurrentStreams }?.value
             self.state.settingsReceived(maxConcurrentStreams: limit)
+        case .ping(let data, ack: true):
+            self.state.pingAcknowledged(data.integer)
         case .goAway(let lastStreamID, let errorCode, let opaqueData):
             let debug = opaqueData.map { String(buffer: $0) }
             self.state.goAwayReceived(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debug)

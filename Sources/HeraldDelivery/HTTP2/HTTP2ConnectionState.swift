@@ -11,6 +11,8 @@ final class HTTP2ConnectionState: Sendable {
         var goAway: (lastStreamID: HTTP2StreamID, reason: String?)?
         var closedReason: String?
         var firstError: (any Error)?
+        var pingOutstanding: UInt64?
+        var pingsAcknowledged = 0
     }
 
     let permits = StreamPermits(limit: 0)
@@ -33,6 +35,28 @@ final class HTTP2ConnectionState: Sendable {
     var isGoingAway: Bool { self.state.withLockedValue { $0.goAway != nil } }
     var isClosed: Bool { self.state.withLockedValue { $0.closedReason != nil } }
     var goAwayReason: String? { self.state.withLockedValue { $0.goAway?.reason } }
+
+    /// PINGs the peer has answered.
+    var pingsAcknowledged: Int { self.state.withLockedValue { $0.pingsAcknowledged } }
+
+    /// Records a PING about to be sent; returns `false` when the previous one is still unanswered
+    /// (the peer is gone).
+    func pingSent(_ data: UInt64) -> Bool {
+        self.state.withLockedValue { state in
+            guard state.pingOutstanding == nil else { return false }
+            state.pingOutstanding = data
+            return true
+        }
+    }
+
+    func pingAcknowledged(_ data: UInt64) {
+        self.state.withLockedValue { state in
+            if state.pingOutstanding == data {
+                state.pingOutstanding = nil
+                state.pingsAcknowledged += 1
+            }
+        }
+    }
 
     func settingsReceived(maxConcurrentStreams: Int?) {
         let first = self.state.withLockedValue { state in

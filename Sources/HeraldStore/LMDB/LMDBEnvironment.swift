@@ -11,7 +11,7 @@ import Darwin
 ///
 /// Reads run on the caller's thread, concurrently. Writes go through `withWriteTransaction`, which
 /// only `StoreWriter` calls, from its single thread, so LMDB's one-writer rule holds by construction.
-public final class LMDBEnvironment: @unchecked Sendable {
+public final class LMDBEnvironment: @unchecked Sendable {  // Safe: state is locked or atomic, see below.
     // @unchecked: `handle` is an MDB_env*, which LMDB allows to be shared between threads. The
     // mutable state is `currentMapSize` (a Mutex) and `isClosed` (an Atomic); the map is resized
     // and the environment closed only under the exclusive side of `gate`, when no call of this

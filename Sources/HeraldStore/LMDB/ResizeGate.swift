@@ -9,7 +9,7 @@ import Darwin
 /// LMDB's `mdb_env_set_mapsize` remaps the file, so it must not run while any transaction of this
 /// process is open. Every transaction holds the gate shared; a resize holds it exclusively. The lock
 /// prefers writers so a steady stream of reads cannot starve a resize.
-final class ResizeGate: @unchecked Sendable {
+final class ResizeGate: @unchecked Sendable {  // Safe: only a pthread rwlock, see below.
     // @unchecked: the only state is a heap-allocated pthread rwlock, created in init, destroyed in
     // deinit, and otherwise touched only through pthread_rwlock_* calls, which are thread-safe.
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>

@@ -1,0 +1,80 @@
+import CoreMetrics
+public import HeraldCore
+
+/// Routes each notification to the endpoint of its app and platform, records the outcome in the
+/// metrics, and reports dead tokens. One pool per node, built from the configured apps.
+public struct DeliveryPool: Sendable {
+    /// The providers one configured app delivers through.
+    public struct App: Sendable {
+        public var id: String
+        public var apns: APNSEndpoint?
+
+        public init(id: String, apns: APNSEndpoint? = nil) {
+            self.id = id
+            self.apns = apns
+        }
+    }
+
+    public let apps: [String: App]
+    /// The app of notifications whose device names none.
+    public let defaultApp: String?
+    public let metrics: DeliveryMetrics
+    private let deadTokenHandlers: [any DeadTokenHandler]
+
+    public init(apps: [App], defaultApp: String?, metrics: DeliveryMetrics, deadTokenHandlers: [any DeadTokenHandler] = []) {
+        self.apps = Dictionary(apps.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        self.defaultApp = defaultApp ?? (apps.count == 1 ? apps.first?.id : nil)
+        self.metrics = metrics
+        self.deadTokenHandlers = deadTokenHandlers
+    }
+
+    /// Delivers `notification`; throws `DeliveryError` only when it was not admitted.
+    public func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome {
+        let appID = notification.device.app ?? self.defaultApp
+        guard let appID, let app = self.apps[appID] else {
+            return .rejected(reason: "UnknownApp")
+        }
+        let provider: String
+        let outcome: DeliveryOutcome
+        let start = ContinuousClock.now
+        switch notification.device.platform {
+        case .apns:
+            provider = "apns"
+            guard let endpoint = app.apns else {
+                return .failed(reason: "NoAPNsCredentials")
+            }
+            do {
+                outcome = try await endpoint.send(notification)
+            } catch {
+                self.metrics.recordOverloaded(provider: provider, app: appID)
+                throw error
+            }
+        default:
+            return .failed(reason: "UnsupportedPlatform")
+        }
+        self.metrics.record(provider: provider, app: appID, outcome: outcome, duration: ContinuousClock.now - start)
+        if case .deadToken(let reason) = outcome {
+            for handler in self.deadTokenHandlers {
+                await handler.tokenIsDead(notification, reason: reason)
+            }
+        }
+        return outcome
+    }
+
+    /// Sets the queue-depth and open-connection gauges; called when metrics are scraped.
+    public func sampleGauges() async {
+        for (id, app) in self.apps {
+            if let endpoint = app.apns {
+                self.metrics.gauge(DeliveryMetrics.queueDepth, provider: "apns", app: id).record(await endpoint.queueDepth)
+                self.metrics.gauge(DeliveryMetrics.openConnections, provider: "apns", app: id).record(await endpoint.openConnections)
+            }
+        }
+    }
+
+    /// Closes every endpoint's connections.
+    public func shutdown() async {
+        for app in self.apps.values {
+            await app.apns?.shutdown()
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldTesting
+import Logging
+import MetricsTestKit
+import Synchronization
+import Testing
+
+@testable import HeraldDelivery
+
+@Suite struct DeliveryPoolTests {
+    final class RecordingHandler: DeadTokenHandler {
+        let seen = Mutex<[(PushNotification, String)]>([])
+        func tokenIsDead(_ notification: PushNotification, reason: String) async {
+            self.seen.withLock { $0.append((notification, reason)) }
+        }
+    }
+
+    func pool(_ harness: MockAPNSHarness, metrics: TestMetrics, handler: RecordingHandler) -> DeliveryPool {
+        var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
+        configuration.backoff = Backoff(initial: .milliseconds(10), jitter: 0)
+        let endpoint = APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
+        return DeliveryPool(
+            apps: [.init(id: "wallet", apns: endpoint)],
+            defaultApp: nil,
+            metrics: DeliveryMetrics(factory: metrics),
+            deadTokenHandlers: [handler]
+        )
+    }
+
+    @Test func deliveredPushIsCountedUnderItsApp() async throws {
+        try await MockAPNSHarness.with { harness in
+            let metrics = TestMetrics()
+            let pool = pool(harness, metrics: metrics, handler: RecordingHandler())
+            let outcome = try await pool.send(MockAPNSHarness.notification())
+            #expect(outcome == .delivered)
+            let counter = try metrics.expectCounter(
+                DeliveryMetrics.pushes,
+                [("provider", "apns"), ("app", "wallet"), ("result", "delivered"), ("reason", "delivered")]
+            )
+            #expect(counter.totalValue == 1)
+            #expect(try metrics.expectTimer(DeliveryMetrics.latency, [("provider", "apns")]).values.count == 1)
+            await pool.shutdown()
+        }
+    }
+
+    @Test func deadTokenReachesTheHandlersWithItsRegistration() async throws {
+        try await MockAPNSHarness.with { harness in
+            let token = String(repeating: "e5", count: 32)
+            harness.mock.script(token: token, .unregistered(since: Date()))
+            let metrics = TestMetrics()
+            let handler = RecordingHandler()
+            let pool = pool(harness, metrics: metrics, handler: handler)
+            var notification = MockAPNSHarness.notification(token: token)
+            let key = try RegistrationKey(scope: .status, subject: [1, 2, 3], installationID: "i")
+            notification.registration = key
+            let outcome = try await pool.send(notification)
+            #expect(outcome == .deadToken(reason: "Unregistered"))
+            let seen = handler.seen.withLock { $0 }
+            #expect(seen.count == 1)
+            #expect(seen.first?.0.registration == key)
+            #expect(seen.first?.1 == "Unregistered")
+            #expect(
+                try metrics.expectCounter(DeliveryMetrics.pushes, [("provider", "apns"), ("app", "wallet"), ("result", "dead_token"), ("reason", "Unregistered")]).totalValue == 1
+            )
+            await pool.shutdown()
+        }
+    }
+
+    @Test func unknownAppIsRejectedWithoutSending() async throws {
+        try await MockAPNSHarness.with { harness in
+            let pool = pool(harness, metrics: TestMetrics(), handler: RecordingHandler())
+            var notification = MockAPNSHarness.notification()
+            notification.device.app = "chat"
+            let outcome = try await pool.send(notification)
+            #expect(outcome == .rejected(reason: "UnknownApp"))
+            #expect(harness.mock.requestCount == 0)
+            await pool.shutdown()
+        }
+    }
+
+    @Test func singleAppIsTheDefault() async throws {
+        try await MockAPNSHarness.with { harness in
+            let pool = pool(harness, metrics: TestMetrics(), handler: RecordingHandler())
+            #expect(pool.defaultApp == "wallet")
+            await pool.shutdown()
+        }
+    }
+
+    @Test func reasonLabelsAreAClosedSet() {
+        #expect(DeliveryMetrics.reasonLabel(.failed(reason: "BadTopic")) == "BadTopic")
+        #expect(DeliveryMetrics.reasonLabel(.failed(reason: "gave up after 6 attempts: ServiceUnavailable")) == "retries_exhausted")
+        #expect(DeliveryMetrics.reasonLabel(.failed(reason: "deadline exceeded after 2 attempts: x")) == "deadline_exceeded")
+        #expect(DeliveryMetrics.reasonLabel(.failed(reason: "SomethingNovel \(UUID())")) == "other")
+    }
+
+    @Test func tokenRefreshesAreReported() async throws {
+        let minted = Mutex(0)
+        let manager = try APNSTokenManager(
+            credentials: .init(keyID: "K", teamID: "T", privateKeyPEM: MockAPNSHarnessKeys.pem),
+            onMint: { minted.withLock { $0 += 1 } }
+        )
+        _ = try await manager.token()
+        _ = try await manager.token()
+        #expect(minted.withLock { $0 } == 1)
+    }
+}
+
+enum MockAPNSHarnessKeys {
+    static let pem = P256.Signing.PrivateKey().pemRepresentation
+}
