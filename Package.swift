@@ -82,6 +82,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldGorush",
+            dependencies: [
+                "HeraldCore",
+                "HeraldDelivery",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
@@ -165,6 +173,11 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldGorushTests",
+            dependencies: ["HeraldGorush", "HeraldCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

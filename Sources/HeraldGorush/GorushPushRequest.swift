@@ -1,0 +1,94 @@
+public import HeraldCore
+
+/// The body of gorush's `POST /api/push`, field for field (gorush-api.md §2). Every field is
+/// optional, as in gorush; a field of the wrong JSON type fails the whole request, as in gorush.
+struct GorushPushRequest: Decodable {
+    var notifications: [GorushNotification]?
+}
+
+struct GorushNotification: Decodable {
+    // Common
+    var notifID: String?
+    var tokens: [String]?
+    var to: String?
+    var platform: Int?
+    var message: String?
+    var title: String?
+    var image: String?
+    var topic: String?
+    var priority: String?
+    var contentAvailable: Bool?
+    var mutableContent: Bool?
+    var sound: JSONValue?
+    var data: [String: JSONValue]?
+    var retry: Int?
+    // iOS
+    var expiration: Int64?
+    var apnsID: String?
+    var collapseID: String?
+    var pushType: String?
+    var badge: Int?
+    var category: String?
+    var threadID: String?
+    var urlArgs: [String]?
+    var alert: [String: JSONValue]?
+    var production: Bool?
+    var development: Bool?
+    var name: String?
+    var volume: Double?
+    var interruptionLevel: String?
+    var contentState: [String: JSONValue]?
+    var staleDate: Int64?
+    var dismissalDate: Int64?
+    var event: String?
+    var timestamp: Int64?
+    var attributesType: String?
+    var attributes: [String: JSONValue]?
+    var relevanceScore: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case notifID = "notif_id"
+        case tokens, to, platform, message, title, image, topic, priority
+        case contentAvailable = "content_available"
+        case mutableContent = "mutable_content"
+        case sound, data, retry, expiration
+        case apnsID = "apns_id"
+        case collapseID = "collapse_id"
+        case pushType = "push_type"
+        case badge, category
+        case threadID = "thread-id"
+        case urlArgs = "url-args"
+        case alert, production, development, name, volume
+        case interruptionLevel = "interruption_level"
+        case contentState = "content-state"
+        case staleDate = "stale-date"
+        case dismissalDate = "dismissal-date"
+        case event, timestamp
+        case attributesType = "attributes-type"
+        case attributes
+        case relevanceScore = "relevance-score"
+    }
+
+    /// gorush's platform numbers.
+    enum PlatformNumber: Int {
+        case ios = 1
+        case android = 2
+        case huawei = 3
+    }
+
+    /// The platforms Herald delivers to; gorush drops entries of any other platform silently.
+    var enabledPlatform: PlatformNumber? {
+        switch self.platform.flatMap(PlatformNumber.init(rawValue:)) {
+        case .ios: .ios
+        case .android: .android
+        default: nil
+        }
+    }
+
+    /// The target count gorush reports for this entry: one per token, plus one for any non-empty
+    /// topic, even on iOS where the topic is only the APNs topic (gorush-api.md §3). `to` is not
+    /// counted: gorush appends it to the tokens later, in its worker.
+    var targetCount: Int {
+        (self.tokens?.count ?? 0) + ((self.topic ?? "").isEmpty ? 0 : 1)
+    }
+}
