@@ -50,6 +50,21 @@ import Testing
         }
     }
 
+    @Test func shutdownReasonMovesTheRetryToAFreshConnection() async throws {
+        try await MockAPNSHarness.with { harness in
+            let endpoint = endpoint(harness)
+            let first = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(first == .delivered)
+            harness.mock.failNext(1, status: 503, reason: "Shutdown")
+            let second = try await endpoint.send(MockAPNSHarness.notification())
+            #expect(second == .delivered)
+            let connections = harness.mock.accepted.map(\.connection)
+            #expect(connections.count == 2)
+            #expect(connections[0] != connections[1], "the retry must not reuse the connection APNs is shutting down")
+            await endpoint.shutdown()
+        }
+    }
+
     @Test func permanentErrorsAreNotRetried() async throws {
         try await MockAPNSHarness.with { harness in
             let dead = String(repeating: "d4", count: 32)

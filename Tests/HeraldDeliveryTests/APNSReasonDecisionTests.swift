@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func connectionReasonsRetryOnANewConnection() {
-        for reason in [APNSReason.shutdown, .idleTimeout, .unrelatedKeyIdInToken] {
+        for reason in [APNSReason.shutdown, .idleTimeout, .unrelatedKeyIdInToken, .tooManyProviderTokenUpdates] {
             #expect(APNSReason.decision(status: 503, reason: reason, retryAfter: nil) == .retry(reason: reason.rawValue, after: nil, then: .newConnection))
         }
     }

@@ -40,7 +40,8 @@ import Testing
     @Test func alertRequestCarriesEveryHeader() throws {
         let request = try APNSRequest(notification(priority: .immediate, collapseID: "c1"), defaultTopic: nil)
         #expect(request.path == "/3/device/" + Self.token)
-        let headers = Dictionary(uniqueKeysWithValues: request.headers)
+        #expect(Set(request.headers.map(\.0)).count == request.headers.count, "no header may be sent twice")
+        let headers = Dictionary(request.headers, uniquingKeysWith: { first, _ in first })
         #expect(headers["apns-push-type"] == "alert")
         #expect(headers["apns-topic"] == "im.herald.app")
         #expect(headers["apns-id"] == Self.id)
@@ -48,7 +49,6 @@ import Testing
         #expect(headers["apns-expiration"] == "1900000000")
         #expect(headers["apns-collapse-id"] == "c1")
         #expect(headers["content-length"] == String(request.body.count))
-        #expect(request.headers.count == headers.count, "no header may be sent twice")
     }
 
     @Test func headerBlockPutsPseudoHeadersFirstAndAddsAuthorization() throws {
@@ -57,6 +57,20 @@ import Testing
         #expect(Array(names.prefix(4)) == [":method", ":scheme", ":path", ":authority"])
         #expect(block.first(name: "authorization") == "bearer x")
         #expect(try APNSRequest(notification(), defaultTopic: nil).headerBlock(authority: "a", authorization: nil).first(name: "authorization") == nil)
+    }
+
+    @Test func pushTypeSuffixIsAddedToABareBundleID() throws {
+        let voip = try APNSRequest(notification(pushType: "voip", topic: "im.herald.app"), defaultTopic: nil)
+        #expect(Dictionary(uniqueKeysWithValues: voip.headers)["apns-topic"] == "im.herald.app.voip")
+        let already = try APNSRequest(notification(pushType: "voip", topic: "im.herald.app.voip"), defaultTopic: nil)
+        #expect(Dictionary(uniqueKeysWithValues: already.headers)["apns-topic"] == "im.herald.app.voip")
+    }
+
+    @Test func valuesUniqueToOneRequestAreNotIndexed() throws {
+        let block = try APNSRequest(notification(), defaultTopic: nil).headerBlock(authority: "a", authorization: nil)
+        #expect(block.contains { $0.name == ":path" && $0.indexable == .nonIndexable })
+        #expect(block.contains { $0.name == "apns-id" && $0.indexable == .nonIndexable })
+        #expect(block.contains { $0.name == "apns-topic" && $0.indexable == .indexable })
     }
 
     @Test func backgroundPushesAlwaysUsePriorityFive() throws {

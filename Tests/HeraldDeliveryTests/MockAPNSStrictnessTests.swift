@@ -126,19 +126,25 @@ import Testing
         }
     }
 
-    @Test func aSecondNewTokenWithinTwentyMinutesIsThrottled() async throws {
+    @Test func aSecondTokenChangeWithinTwentyMinutesIsThrottled() async throws {
         try await MockAPNSHarness.with { harness in
             let connection = try await harness.connect()
             #expect(try await harness.send(MockAPNSHarness.notification(), on: connection).status == 200)
-            // Another valid token for the same key, minted five minutes later.
-            harness.clock.advance(minutes: 5)
-            let churn = try APNSTokenManager(
-                credentials: .init(keyID: MockAPNSHarness.keyID, teamID: MockAPNSHarness.teamID, privateKeyPEM: harness.key.pemRepresentation),
-                now: { harness.clock.now }
-            )
-            let request = try APNSRequest(MockAPNSHarness.notification(), defaultTopic: nil)
-            let headers = request.headerBlock(authority: connection.authority, authorization: try await churn.authorization())
-            #expect(try await harness.sendRaw(headers, body: request.body, on: connection).reason == .tooManyProviderTokenUpdates)
+            func send(withTokenMintedAfter minutes: Double) async throws -> APNSResponse {
+                harness.clock.advance(minutes: minutes)
+                let minter = try APNSTokenManager(
+                    credentials: .init(keyID: MockAPNSHarness.keyID, teamID: MockAPNSHarness.teamID, privateKeyPEM: harness.key.pemRepresentation),
+                    now: { harness.clock.now }
+                )
+                let request = try APNSRequest(MockAPNSHarness.notification(), defaultTopic: nil)
+                let headers = request.headerBlock(authority: connection.authority, authorization: try await minter.authorization())
+                return try await harness.sendRaw(headers, body: request.body, on: connection)
+            }
+            // The first change on a connection is allowed; a second within 20 minutes is not.
+            #expect(try await send(withTokenMintedAfter: 5).status == 200)
+            #expect(try await send(withTokenMintedAfter: 5).reason == .tooManyProviderTokenUpdates)
+            // Twenty minutes after the last change, a new token is fine again.
+            #expect(try await send(withTokenMintedAfter: 21).status == 200)
             await connection.close()
         }
     }

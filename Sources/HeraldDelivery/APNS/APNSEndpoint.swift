@@ -116,18 +116,33 @@ public actor APNSEndpoint {
             attempt += 1
             let decision: ProviderDecision
             var token: String?
+            var used: HTTP2Connection?
             do {
                 let connection = try await self.connection(before: deadline)
+                used = connection
                 token = try await self.tokens.token()
-                let headers = request.headerBlock(authority: connection.authority, authorization: "bearer " + (token ?? ""))
                 let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else {
+                    return .failed(reason: "deadline exceeded after \(attempt - 1) attempts: \(lastReason)")
+                }
+                let headers = request.headerBlock(authority: connection.authority, authorization: "bearer " + (token ?? ""))
                 let response = try await connection.send(headers: headers, body: request.body, deadline: min(self.configuration.requestTimeout, remaining))
                 decision = APNSResponse(response).decision
+            } catch is CancellationError {
+                return .failed(reason: "cancelled after \(attempt - 1) attempts")
             } catch let error as HTTP2ConnectionError {
-                // The request may not have reached APNs; another connection gets it.
-                decision = .retry(reason: error.peerReason ?? error.code.rawValue, after: nil, then: .newConnection)
+                switch error.code {
+                case .streamReset, .timedOut:
+                    // The connection may be fine; the stream was not. Retry after a back-off.
+                    decision = .retry(reason: error.code.rawValue, after: nil, then: .none)
+                default:
+                    // The request may not have reached APNs; another connection gets it at once.
+                    decision = .retry(reason: error.peerReason ?? error.code.rawValue, after: nil, then: .newConnection)
+                }
             } catch let error as DeadlineExceeded {
                 return .failed(reason: "deadline exceeded after \(attempt - 1) attempts: \(error.reason)")
+            } catch let error as DeliveryError {
+                return .failed(reason: error.code.rawValue)
             } catch {
                 decision = .retry(reason: "\(error)", after: nil, then: .none)
             }
@@ -139,15 +154,27 @@ public actor APNSEndpoint {
                 lastReason = reason
                 if preparation == .refreshToken, let token {
                     _ = try? await self.tokens.tokenRejected(token)
+                    used?.retire(reason: reason)
+                }
+                if preparation == .newConnection {
+                    used?.retire(reason: reason)
                 }
                 guard attempt < self.configuration.maximumAttempts else { break }
                 // A connection-level failure is retried at once on another connection; APNs'
                 // own refusals wait their back-off.
-                let delay = preparation == .newConnection && after == nil ? Duration.zero : self.configuration.backoff.delay(afterAttempt: attempt, retryAfter: after, using: &random)
+                let delay =
+                    preparation == .newConnection && after == nil
+                    ? Duration.zero : self.configuration.backoff.delay(afterAttempt: attempt, retryAfter: after, using: &random)
                 guard ContinuousClock.now + delay < deadline else {
                     return .failed(reason: "deadline exceeded after \(attempt) attempts: \(reason)")
                 }
-                if delay > .zero { try? await Task.sleep(for: delay) }
+                if delay > .zero {
+                    do {
+                        try await Task.sleep(for: delay)
+                    } catch {
+                        return .failed(reason: "cancelled after \(attempt) attempts")
+                    }
+                }
             }
         }
         return .failed(reason: "gave up after \(attempt) attempts: \(lastReason)")
@@ -161,6 +188,9 @@ public actor APNSEndpoint {
     /// connections up to the configured number as needed.
     private func connection(before deadline: ContinuousClock.Instant) async throws -> HTTP2Connection {
         while true {
+            guard !self.isShuttingDown else {
+                throw DeliveryError(.shuttingDown, "the APNs endpoint \(self.configuration.host) is shutting down", retryAfter: .seconds(5))
+            }
             self.connections.removeAll { !$0.isUsable }
             let usable = self.connections
             if let free = usable.filter({ $0.openStreams < $0.maxConcurrentStreams }).min(by: { $0.openStreams < $1.openStreams }) {

@@ -22,11 +22,13 @@ extension APNSReason {
         case .badTopic, .missingTopic, .topicDisallowed, .badCertificate, .badCertificateEnvironment, .forbidden,
             .invalidProviderToken, .badEnvironmentKeyIdInToken:
             return .finish(.failed(reason: reason.rawValue))
-        case .idleTimeout, .shutdown, .unrelatedKeyIdInToken:
+        case .idleTimeout, .shutdown, .unrelatedKeyIdInToken, .tooManyProviderTokenUpdates:
+            // The connection's state (idle, shutting down, bound to another key, or its token
+            // history) is the problem: a fresh connection is.
             return .retry(reason: reason.rawValue, after: retryAfter, then: .newConnection)
         case .expiredProviderToken:
             return .retry(reason: reason.rawValue, after: retryAfter, then: .refreshToken)
-        case .tooManyRequests, .tooManyProviderTokenUpdates, .internalServerError, .serviceUnavailable:
+        case .tooManyRequests, .internalServerError, .serviceUnavailable:
             return .retry(reason: reason.rawValue, after: retryAfter, then: .none)
         default:
             return .finish(.failed(reason: reason.rawValue))

@@ -26,8 +26,13 @@ public struct APNSRequest: Sendable {
         } else {
             pushType = .alert
         }
-        guard let topic = notification.device.topic ?? defaultTopic, !topic.isEmpty else {
+        guard var topic = notification.device.topic ?? defaultTopic, !topic.isEmpty else {
             throw APNSRequestError(.missingTopic, "no APNs topic: the device has none and the app sets no default")
+        }
+        // APNs wants the push type's suffix on the bundle id (`.voip`, `.push-type.widgets`, …);
+        // callers usually give the bare bundle id.
+        if !pushType.topicSuffix.isEmpty, !topic.hasSuffix(pushType.topicSuffix) {
+            topic += pushType.topicSuffix
         }
         guard Self.isCanonicalUUID(notification.id) else {
             throw APNSRequestError(.badMessageId, "notification id must be a canonical UUID")
@@ -83,12 +88,17 @@ public struct APNSRequest: Sendable {
         block.reserveCapacity(self.headers.count + 5)
         block.add(name: ":method", value: "POST")
         block.add(name: ":scheme", value: "https")
-        block.add(name: ":path", value: self.path)
+        // Values unique to one request would only churn APNs' small HPACK table (apns.md §2).
+        block.add(name: ":path", value: self.path, indexing: .nonIndexable)
         block.add(name: ":authority", value: authority)
         if let authorization { block.add(name: "authorization", value: authorization) }
-        for (name, value) in self.headers { block.add(name: name, value: value) }
+        for (name, value) in self.headers {
+            block.add(name: name, value: value, indexing: Self.uniquePerRequest.contains(name) ? .nonIndexable : .indexable)
+        }
         return block
     }
+
+    static let uniquePerRequest: Set<String> = ["apns-id", "apns-expiration", "apns-collapse-id", "content-length"]
 
     static func isCanonicalUUID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)

@@ -4,6 +4,7 @@ import NIOHTTP2
 import NIOPosix
 public import NIOSSL
 import NIOTLS
+import NIOConcurrencyHelpers
 
 /// One TLS + HTTP/2 client connection, many concurrent request streams on it.
 ///
@@ -54,10 +55,16 @@ public final class HTTP2Connection: Sendable {
     /// Connects, negotiates TLS and `h2`, and waits for the server's first SETTINGS frame.
     public static func connect(_ configuration: Configuration, group: any EventLoopGroup) async throws -> HTTP2Connection {
         let loop = group.next()
+        let sslContext: NIOSSLContext
+        do {
+            sslContext = try NIOSSLContext(configuration: configuration.tls)
+        } catch {
+            throw HTTP2ConnectionError(.connectFailed, "TLS configuration: \(error)")
+        }
+        // Created only now: every path from here completes it (NIO traps on a dropped promise).
         let state = HTTP2ConnectionState(eventLoop: loop)
-        let sslContext = try NIOSSLContext(configuration: configuration.tls)
         let serverName = Self.isIPAddress(configuration.authority) ? nil : configuration.authority
-        let timeout = TimeAmount.nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000)
+        let timeout = TimeAmount(configuration.connectTimeout)
         do {
             let negotiated = try await ClientBootstrap(group: loop)
                 .connectTimeout(timeout)
@@ -105,7 +112,9 @@ public final class HTTP2Connection: Sendable {
                 try? await negotiated.0.close()
                 throw error
             }
-            let connection = HTTP2Connection(channel: negotiated.0, multiplexer: negotiated.1, state: state, authority: configuration.authority)
+            let channel = negotiated.0
+            state.closeChannel.withLockedValue { $0 = { channel.close(promise: nil) } }
+            let connection = HTTP2Connection(channel: channel, multiplexer: negotiated.1, state: state, authority: configuration.authority)
             if let interval = configuration.pingInterval { connection.startPinging(every: interval) }
             return connection
         } catch {
@@ -132,8 +141,13 @@ public final class HTTP2Connection: Sendable {
         defer {
             self.state.permits.release()
             // After a GOAWAY nothing new comes here: close once the last stream is done.
-            if self.state.isGoingAway, self.state.permits.inUse == 0 { self.channel.close(promise: nil) }
+            self.state.closeIfIdle()
         }
+        // A GOAWAY may have arrived while this request waited: a stream opened now would hang.
+        guard !self.state.isGoingAway else {
+            throw HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: self.state.goAwayReason)
+        }
+        self.state.streamOpening()
         let stream: NIOAsyncChannel<HTTP2Frame.FramePayload, HTTP2Frame.FramePayload>
         do {
             stream = try await self.multiplexer.openStream { channel in
@@ -144,13 +158,14 @@ public final class HTTP2Connection: Sendable {
         } catch {
             throw self.connectionError(for: error)
         }
+        let timedOut = NIOLockedValueBox(false)
         let timer = deadline.map { deadline in
-            stream.channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(deadline.components.seconds) * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)) {
+            stream.channel.eventLoop.scheduleTask(in: TimeAmount(deadline)) {
+                timedOut.withLockedValue { $0 = true }
                 stream.channel.close(promise: nil)
             }
         }
         defer { timer?.cancel() }
-        let started = ContinuousClock.now
         do {
             return try await stream.executeThenClose { inbound, outbound in
                 try await outbound.write(contentsOf: [
@@ -179,12 +194,13 @@ public final class HTTP2Connection: Sendable {
                         continue
                     }
                 }
-                // The stream ended without a complete answer: the connection went away under it.
-                throw self.unansweredError(since: started, deadline: deadline)
+                // The stream ended without a complete answer: timed out, or the connection went away.
+                throw self.unansweredError(timedOut: timedOut.withLockedValue { $0 }, deadline: deadline)
             }
         } catch let error as HTTP2ConnectionError {
             throw error
         } catch {
+            if timedOut.withLockedValue({ $0 }) { throw self.unansweredError(timedOut: true, deadline: deadline) }
             throw self.connectionError(for: error)
         }
     }
@@ -195,7 +211,7 @@ public final class HTTP2Connection: Sendable {
     private func startPinging(every interval: Duration) {
         let channel = self.channel
         let state = self.state
-        let amount = TimeAmount.nanoseconds(Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)
+        let amount = TimeAmount(interval)
         let task = channel.eventLoop.scheduleRepeatedTask(initialDelay: amount, delay: amount) { task in
             guard channel.isActive else {
                 task.cancel()
@@ -218,11 +234,17 @@ public final class HTTP2Connection: Sendable {
         try? await self.channel.close()
     }
 
-    private func unansweredError(since started: ContinuousClock.Instant, deadline: Duration?) -> HTTP2ConnectionError {
-        if let deadline, ContinuousClock.now - started >= deadline {
+    private func unansweredError(timedOut: Bool, deadline: Duration?) -> HTTP2ConnectionError {
+        if timedOut, let deadline {
             return HTTP2ConnectionError(.timedOut, "no answer within \(deadline)")
         }
         return self.connectionError(for: nil)
+    }
+
+    /// Takes no new requests from now on and closes once the open ones are done (for a connection
+    /// APNs said to replace: `Shutdown`, `IdleTimeout`, a key it is not bound to).
+    public func retire(reason: String) {
+        self.state.retire(reason: reason)
     }
 
     private func connectionError(for error: (any Error)?) -> HTTP2ConnectionError {

@@ -31,6 +31,9 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // The inline multiplexer also reports errors of single streams here (a late frame for a
+        // stream already reset); those must not take down the other streams.
+        if error is NIOHTTP2Errors.NoSuchStream || error is NIOHTTP2Errors.StreamClosed { return }
         // NIOHTTP2 reports connection errors but never closes the connection itself.
         self.state.closed(because: "\(error)")
         context.close(promise: nil)

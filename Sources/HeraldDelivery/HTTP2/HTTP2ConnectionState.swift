@@ -12,15 +12,65 @@ final class HTTP2ConnectionState: Sendable {
         var closedReason: String?
         var firstError: (any Error)?
         var pingOutstanding: UInt64?
+        var streamsOpened = 0
         var pingsAcknowledged = 0
     }
 
+    /// Client stream ids are odd and 31-bit: after about a billion streams the connection is
+    /// retired (then replaced) before NIO runs out of ids.
+    static let maximumStreams = (1 << 30) - 1024
+
+    /// Streams still open this long after a GOAWAY or retirement are cut off.
+    static let drainLimit = TimeAmount.seconds(30)
+
     let permits = StreamPermits(limit: 0)
     let preface: EventLoopPromise<Void>
+    private let eventLoop: any EventLoop
     private let state = NIOLockedValueBox(State())
+    /// Closes the channel; set once the channel exists.
+    let closeChannel = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
 
     init(eventLoop: any EventLoop) {
         self.preface = eventLoop.makePromise()
+        self.eventLoop = eventLoop
+    }
+
+    /// Closes the channel after `drainLimit` even if a stream never finishes (one stuck opening
+    /// after the GOAWAY would otherwise keep the connection forever).
+    private func scheduleHardClose() {
+        let close = self.closeChannel
+        self.eventLoop.scheduleTask(in: Self.drainLimit) {
+            close.withLockedValue { $0 }?()
+        }
+    }
+
+    /// Counts a stream about to open; retires the connection when its ids run low.
+    func streamOpening() {
+        let exhausted = self.state.withLockedValue { state in
+            state.streamsOpened += 1
+            return state.streamsOpened >= Self.maximumStreams
+        }
+        if exhausted { self.retire(reason: "stream ids exhausted") }
+    }
+
+    /// Takes no new work from now on, as after a GOAWAY, and closes once idle.
+    func retire(reason: String) {
+        let first = self.state.withLockedValue { state in
+            guard state.goAway == nil else { return false }
+            state.goAway = (.maxID, reason)
+            return true
+        }
+        guard first else { return }
+        self.permits.fail(HTTP2ConnectionError(.goingAway, "connection retired: \(reason)", peerReason: reason))
+        self.closeIfIdle()
+        self.scheduleHardClose()
+    }
+
+    /// After GOAWAY or retirement, closes the channel once no stream is open.
+    func closeIfIdle() {
+        if self.isGoingAway, self.permits.inUse == 0 {
+            self.closeChannel.withLockedValue { $0 }?()
+        }
     }
 
     /// The first error the pipeline reported (a TLS handshake failure, say).
@@ -76,6 +126,8 @@ final class HTTP2ConnectionState: Sendable {
         let reason = debugData.flatMap(Self.reason(fromJSON:)) ?? debugData
         self.state.withLockedValue { $0.goAway = (lastStreamID, reason) }
         self.permits.fail(HTTP2ConnectionError(.goingAway, "peer sent GOAWAY (\(errorCode))", peerReason: reason))
+        self.closeIfIdle()
+        self.scheduleHardClose()
     }
 
     func closed(because reason: String) {

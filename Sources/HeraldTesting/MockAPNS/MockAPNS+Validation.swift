@@ -29,7 +29,15 @@ extension MockAPNS {
     func validate(headers: HPACKHeaders, body: [UInt8], connection: MockAPNSConnectionState) -> Answer {
         let suppliedID = headers.first(name: "apns-id")
         let id = suppliedID ?? UUID().uuidString.uppercased()
-        func fail(_ status: Int, _ reason: String) -> Answer { .error(status, reason, id: id) }
+        self.shared.withLockedValue { $0.requests += 1 }
+        // Set once a valid provider token is seen: the stream limit rises even if this push then
+        // fails a later check, as APNs raises it after the first authenticated request.
+        var authenticatedNow = false
+        func fail(_ status: Int, _ reason: String) -> Answer {
+            var answer = Answer.error(status, reason, id: id)
+            answer.authenticatedNow = authenticatedNow
+            return answer
+        }
 
         // 1. apns-id
         if let suppliedID, !Self.isUUID(suppliedID) { return fail(400, "BadMessageId") }
@@ -68,12 +76,12 @@ extension MockAPNS {
         }
         let binding: Answer? = connection.state.withLockedValue { state in
             if let bound = state.boundKeyID, bound != verified.keyID { return fail(403, "UnrelatedKeyIdInToken") }
+            // The first token of a connection is not an update; each change after it is, and two
+            // updates within 20 minutes are one too many.
             if let last = state.lastToken, last != String(jwt) {
                 if let changed = state.lastTokenChange, now.timeIntervalSince(changed) < 20 * 60 {
                     return fail(429, "TooManyProviderTokenUpdates")
                 }
-                state.lastTokenChange = now
-            } else if state.lastToken == nil {
                 state.lastTokenChange = now
             }
             state.boundKeyID = verified.keyID
@@ -82,7 +90,7 @@ extension MockAPNS {
             return nil
         }
         if let binding { return binding }
-        let authenticatedNow = connection.state.withLockedValue { state in
+        authenticatedNow = connection.state.withLockedValue { state in
             defer { state.authenticated = true }
             return !state.authenticated
         }

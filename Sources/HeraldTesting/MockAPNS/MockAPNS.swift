@@ -18,6 +18,7 @@ public final class MockAPNS: Sendable {
         var failEvery: (every: Int, status: Int, reason: String)?
         var failNext: [(status: Int, reason: String, retryAfter: Int?)] = []
         var requests = 0
+        var validRequests = 0
         var latency: Duration = .zero
         var streamsAfterAuthentication: Int
         var connections: [Int: any Channel] = [:]
@@ -168,7 +169,7 @@ public final class MockAPNS: Sendable {
 
     /// Every push answered 200, in the order answered.
     public var accepted: [AcceptedPush] { self.shared.withLockedValue { $0.accepted } }
-    /// Requests that reached validation, answered or not.
+    /// Requests the mock validated, whatever it answered.
     public var requestCount: Int { self.shared.withLockedValue { $0.requests } }
     /// Connections currently open.
     public var openConnections: Int { self.shared.withLockedValue { $0.connections.count } }
@@ -181,7 +182,6 @@ public final class MockAPNS: Sendable {
 
     func scriptedAnswer(token: String, id: String) -> Answer? {
         self.shared.withLockedValue { shared in
-            shared.requests += 1
             if let state = shared.tokenStates[token.lowercased()] {
                 switch state {
                 case .unregistered(let since):
@@ -204,7 +204,8 @@ public final class MockAPNS: Sendable {
                 answer.retryAfter = failure.retryAfter
                 return answer
             }
-            if let failEvery = shared.failEvery, shared.requests % failEvery.every == 0 {
+            shared.validRequests += 1
+            if let failEvery = shared.failEvery, shared.validRequests % failEvery.every == 0 {
                 return .error(failEvery.status, failEvery.reason, id: id)
             }
             return nil
