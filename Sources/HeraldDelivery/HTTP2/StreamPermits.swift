@@ -22,6 +22,8 @@ final class StreamPermits: Sendable {
 
     var limit: Int { self.state.withLockedValue { $0.limit } }
     var inUse: Int { self.state.withLockedValue { $0.inUse } }
+    /// Requests waiting for a permit.
+    var waiting: Int { self.state.withLockedValue { $0.waiters.count } }
 
     func acquire() async throws {
         let id = self.state.withLockedValue { state -> UInt64 in
