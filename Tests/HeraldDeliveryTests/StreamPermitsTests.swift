@@ -88,3 +88,27 @@ import Testing
         #expect(condition())
     }
 }
+
+@Suite struct StreamPermitDeadlineTests {
+    @Test func waiterPastItsDeadlineTimesOutAndLeavesTheQueue() async throws {
+        let permits = StreamPermits(limit: 0)
+        let start = ContinuousClock.now
+        await #expect(throws: HTTP2ConnectionError(.timedOut, "")) {
+            try await permits.acquire(deadline: .now + .milliseconds(50))
+        }
+        #expect(ContinuousClock.now - start >= .milliseconds(50))
+        #expect(permits.waiting == 0)
+        permits.setLimit(1)
+        #expect(permits.inUse == 0, "a timed-out waiter must not take the permit later")
+    }
+
+    @Test func admittedWaiterIsNotFailedByItsTimer() async throws {
+        let permits = StreamPermits(limit: 0)
+        let waiter = Task { try await permits.acquire(deadline: .now + .milliseconds(200)) }
+        try await StreamPermitsTests.eventually { permits.waiting == 1 }
+        permits.setLimit(1)
+        try await waiter.value
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(permits.inUse == 1)
+    }
+}

@@ -137,7 +137,9 @@ public final class HTTP2Connection: Sendable {
     /// Sends one request and returns the whole response. Waits for a stream permit first;
     /// `deadline` bounds the wait for the answer once the stream is open.
     public func send(headers: HPACKHeaders, body: [UInt8], deadline: Duration? = nil) async throws -> HTTP2Response {
-        try await self.state.permits.acquire()
+        // The deadline covers the wait for a stream too: a stalled connection must not hold
+        // requests past it.
+        try await self.state.permits.acquire(deadline: deadline.map { ContinuousClock.now + $0 })
         defer {
             self.state.permits.release()
             // After a GOAWAY nothing new comes here: close once the last stream is done.

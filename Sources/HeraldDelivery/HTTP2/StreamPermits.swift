@@ -11,6 +11,7 @@ final class StreamPermits: Sendable {
         var inUse = 0
         var failure: HTTP2ConnectionError?
         var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        var timers: [UInt64: Task<Void, Never>] = [:]
         var nextID: UInt64 = 0
     }
 
@@ -25,7 +26,9 @@ final class StreamPermits: Sendable {
     /// Requests waiting for a permit.
     var waiting: Int { self.state.withLockedValue { $0.waiters.count } }
 
-    func acquire() async throws {
+    /// Waits for a permit. With a `deadline`, a request still waiting then fails with
+    /// `HTTP2ConnectionError.timedOut`; the timer exists only for requests that have to wait.
+    func acquire(deadline: ContinuousClock.Instant? = nil) async throws {
         let id = self.state.withLockedValue { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -40,17 +43,29 @@ final class StreamPermits: Sendable {
                         return .success(())
                     }
                     state.waiters.append((id, continuation))
+                    if let deadline {
+                        state.timers[id] = Task { [weak self] in
+                            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                            self?.remove(id, throwing: HTTP2ConnectionError(.timedOut, "no stream free before the deadline"))
+                        }
+                    }
                     return nil
                 }
                 if let immediate { continuation.resume(with: immediate) }
             }
         } onCancel: {
-            let waiter = self.state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index).continuation
-            }
-            waiter?.resume(throwing: CancellationError())
+            self.remove(id, throwing: CancellationError())
         }
+    }
+
+    /// Takes waiter `id` out of the queue, if it is still there, and fails it.
+    private func remove(_ id: UInt64, throwing error: any Error) {
+        let waiter = self.state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
+            state.timers.removeValue(forKey: id)?.cancel()
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index).continuation
+        }
+        waiter?.resume(throwing: error)
     }
 
     func release() {
@@ -73,6 +88,8 @@ final class StreamPermits: Sendable {
     func fail(_ error: HTTP2ConnectionError) {
         let waiters = self.state.withLockedValue { state -> [CheckedContinuation<Void, any Error>] in
             if state.failure == nil { state.failure = error }
+            for timer in state.timers.values { timer.cancel() }
+            state.timers = [:]
             defer { state.waiters = [] }
             return state.waiters.map(\.continuation)
         }
@@ -83,7 +100,9 @@ final class StreamPermits: Sendable {
         var admitted: [CheckedContinuation<Void, any Error>] = []
         while state.failure == nil, state.inUse < state.limit, !state.waiters.isEmpty {
             state.inUse += 1
-            admitted.append(state.waiters.removeFirst().continuation)
+            let waiter = state.waiters.removeFirst()
+            state.timers.removeValue(forKey: waiter.id)?.cancel()
+            admitted.append(waiter.continuation)
         }
         return admitted
     }
