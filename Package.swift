@@ -93,6 +93,7 @@ let package = Package(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
+                "HeraldDelivery",
                 "HeraldStore",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -100,6 +101,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -189,6 +191,8 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer",
+                "HeraldDelivery",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "HeraldStore",
                 "HeraldCore",
                 "HeraldTesting",

@@ -6,6 +6,8 @@ public import NIOCore
 public import Prometheus
 import ServiceLifecycle
 import UnixSignals
+public import HeraldDelivery
+import NIOPosix
 
 /// A single Herald node, assembled from its configuration: the store, the log follower and the
 /// HTTP server, as services in dependency order. `herald serve` runs them; tests do too.
@@ -13,6 +15,8 @@ public struct HeraldNode: Sendable {
     public let configuration: HeraldConfiguration
     public let store: LocalStore
     public let metrics: PrometheusCollectorRegistry
+    /// The delivery pool of the configured apps; `nil` when none is configured.
+    public let delivery: DeliveryPool?
     /// The HTTP application; it also runs the store and log follower services, and on graceful
     /// shutdown stops the server first, then the follower, then closes the store.
     public let application: Application<RouterResponder<HeraldRequestContext>>
@@ -25,20 +29,39 @@ public struct HeraldNode: Sendable {
         onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
     ) throws -> HeraldNode {
         let store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment)
-        let registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
+        let metricsRegistry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: metricsRegistry)
+        factory.durationHistogramBuckets[DeliveryMetrics.latency] = [
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .seconds(1), .seconds(5), .seconds(30),
+        ]
         factory.durationHistogramBuckets[HTTPMetricsMiddleware<HeraldRequestContext>.durationLabel] = [
             .microseconds(250), .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100),
             .milliseconds(500), .seconds(2), .seconds(10),
         ]
 
+        let registry = Registry(log: store.log, view: store.view)
+        let delivery: DeliveryPool?
+        do {
+            delivery = try configuration.makeDeliveryPool(
+                group: MultiThreadedEventLoopGroup.singleton,
+                metrics: DeliveryMetrics(factory: factory),
+                deadTokenHandlers: [RegistryDeadTokenHandler(registry: registry, logger: logger)],
+                logger: logger
+            )
+        } catch {
+            store.environment.close()
+            throw error
+        }
+
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: HTTPMetricsMiddleware(factory: factory))
         OperationsRoutes(
             store: store,
-            registry: registry,
+            registry: metricsRegistry,
             storeMetrics: StoreMetrics(store: store, factory: factory),
-            metricsToken: configuration.metrics.bearerToken
+            metricsToken: configuration.metrics.bearerToken,
+            delivery: delivery
         ).register(on: router)
 
         let application = Application(
@@ -47,11 +70,11 @@ public struct HeraldNode: Sendable {
                 address: .hostname(configuration.server.host, port: configuration.server.port),
                 serverName: "herald"
             ),
-            services: [StoreService(store: store), store.follower(logger: logger)],
+            services: [StoreService(store: store), store.follower(logger: logger)] + (delivery.map { [DeliveryService(pool: $0)] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress) },
             logger: logger
         )
-        return HeraldNode(configuration: configuration, store: store, metrics: registry, application: application)
+        return HeraldNode(configuration: configuration, store: store, metrics: metricsRegistry, delivery: delivery, application: application)
     }
 
     /// Runs every service until SIGTERM or SIGINT (or the group's graceful shutdown), then stops

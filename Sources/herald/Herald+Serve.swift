@@ -74,7 +74,12 @@ extension Herald {
                     "config.file": "\(effective.filePath ?? "none")",
                 ]
             )
-            logger.notice("not configured yet: no push provider (APNs, FCM) and no front door; notifications cannot be delivered by this build")
+            if configuration.apps.isEmpty {
+                logger.notice("no app configured (apps.<app>.apns.*): notifications cannot be delivered; no front door yet")
+            } else {
+                logger.notice("apps: \(configuration.appSummary)")
+                logger.notice("not configured yet: no front door (gorush /api/push comes next); FCM not supported yet")
+            }
             if configuration.metrics.bearerToken == nil, configuration.server.host != "127.0.0.1", configuration.server.host != "localhost" {
                 logger.warning("/metrics is open to anyone who can reach \(configuration.server.host); set metrics.bearer-token")
             }

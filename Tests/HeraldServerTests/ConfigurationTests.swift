@@ -64,7 +64,8 @@ import Testing
     }
 
     @Test func everyKeyIsSettableByItsDocumentedVariableAndFlag() async throws {
-        for key in HeraldConfiguration.keys {
+        // delivery.default-app must name a configured app; appsAreFoundInTheFile… covers it.
+        for key in HeraldConfiguration.keys where !key.isTemplate && key.name != "delivery.default-app" {
             let value = key.defaultValue ?? "token"
             let fromEnvironment = try await load(environment: [key.environmentVariable: value])
             #expect(fromEnvironment.entries.first { $0.key == key }?.source == "environment variable \(key.environmentVariable)")
@@ -173,6 +174,51 @@ import Testing
 
     @Test func negativeShutdownTimeoutIsRefused() async {
         #expect(await error(["--server-shutdown-timeout=-1s"])?.message.contains("server.shutdown-timeout") == true)
+    }
+
+    @Test func appsAreFoundInTheFileTheEnvironmentAndFlags() async throws {
+        let file = "apps:\n  wallet:\n    apns:\n      key-file: /k/wallet.p8\n      key-id: ABC123DEFG\n      team-id: DEF123GHIJ\n      topic: im.wallet\n"
+        let environment = [
+            "HERALD_APPS_CHAT_APP_APNS_KEY_FILE": "/k/chat.p8",
+            "HERALD_APPS_CHAT_APP_APNS_KEY_ID": "K2",
+            "HERALD_APPS_CHAT_APP_APNS_TEAM_ID": "T2",
+        ]
+        let effective = try await load(
+            ["--apps-chat-app-apns-environment", "sandbox", "--apps-wallet-apns-connections=4", "--delivery-default-app", "wallet"],
+            environment: environment,
+            file: file
+        )
+        let apps = effective.configuration.apps
+        #expect(Set(apps.keys) == ["wallet", "chat-app"])
+        #expect(apps["wallet"]?.apns?.keyID == "ABC123DEFG")
+        #expect(apps["wallet"]?.apns?.topic == "im.wallet")
+        #expect(apps["wallet"]?.apns?.connections == 4)
+        #expect(apps["wallet"]?.apns?.effectiveHost == "api.push.apple.com")
+        #expect(apps["chat-app"]?.apns?.environment == .sandbox)
+        #expect(apps["chat-app"]?.apns?.effectiveHost == "api.sandbox.push.apple.com")
+        #expect(effective.configuration.delivery.defaultApp == "wallet")
+        #expect(effective.rendered().contains("apps.chat-app.apns.key-id = K2"))
+    }
+
+    @Test func appMissingItsKeyIDStopsStartUpNamingIt() async {
+        let error = await error(environment: ["HERALD_APPS_WALLET_APNS_KEY_FILE": "/k.p8", "HERALD_APPS_WALLET_APNS_TEAM_ID": "T"])
+        #expect(error?.message.contains("apps.wallet.apns.key-id") == true)
+    }
+
+    @Test func unknownKeyUnderAnAppIsRefused() async {
+        let error = await error(file: "apps:\n  wallet:\n    apns:\n      key-fil: x\n")
+        #expect(error?.code == .unknownKey)
+        #expect(error?.message.contains("apps.wallet.apns.key-fil") == true)
+    }
+
+    @Test func badAppIDIsRefused() async {
+        let error = await error(file: "apps:\n  Wallet_1:\n    apns:\n      key-id: x\n")
+        #expect(error?.message.contains("Wallet_1") == true)
+    }
+
+    @Test func defaultAppMustBeConfigured() async {
+        let error = await error(["--delivery-default-app", "nope"])
+        #expect(error?.message.contains("delivery.default-app") == true)
     }
 
     @Test func everyKeyIsDocumented() throws {

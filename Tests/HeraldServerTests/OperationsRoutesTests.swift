@@ -43,7 +43,8 @@ import Testing
                 store: store,
                 registry: registry,
                 storeMetrics: StoreMetrics(store: store, factory: PrometheusMetricsFactory(registry: registry)),
-                metricsToken: nil
+                metricsToken: nil,
+                delivery: nil
             )
             let lagging = try await routes.readiness()
             #expect(lagging.status == .serviceUnavailable)

@@ -26,7 +26,7 @@ import Glibc
             )
             let port = try await child.waitFor(timeout: .seconds(30), Self.listeningPort(in:))
             let listening = try #require(port, "no 'listening' line; output:\n\(child.output)")
-            #expect(child.output.contains("not configured yet"))
+            #expect(child.output.contains("no app configured"))
             #expect(FileManager.default.fileExists(atPath: directory + "/herald-data/data.mdb"))
 
             let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(listening)/healthz")!)

@@ -12,6 +12,7 @@ public struct ConfigurationKey: Sendable, Hashable {
         case size
         /// A duration: `30s`, `500ms`, `2m`; a bare number means seconds.
         case duration
+        case integer(ClosedRange<Int>)
         case oneOf([String])
 
         var summary: String {
@@ -21,6 +22,7 @@ public struct ConfigurationKey: Sendable, Hashable {
             case .bool: "boolean"
             case .size: "size (bytes, or with KiB/MiB/GiB/TiB)"
             case .duration: "duration (`500ms`, `30s`, `2m`; a number is seconds)"
+            case .integer(let range): "integer (\(range.lowerBound)–\(range.upperBound))"
             case .oneOf(let values): values.joined(separator: " \\| ")
             }
         }
@@ -34,6 +36,10 @@ public struct ConfigurationKey: Sendable, Hashable {
     public let defaultValue: String?
     public let isSecret: Bool
     public let help: String
+    /// For a key made from a template such as `apps.<app>.apns.key-id`: the template's name.
+    public let template: String?
+    /// For a key made from a template: the app it belongs to.
+    public let app: String?
 
     public init(_ name: String, _ kind: Kind, default defaultValue: String?, secret: Bool = false, help: String) {
         self.name = name
@@ -41,11 +47,76 @@ public struct ConfigurationKey: Sendable, Hashable {
         self.defaultValue = defaultValue
         self.isSecret = secret
         self.help = help
+        self.template = nil
+        self.app = nil
     }
 
-    /// The environment variable that sets this key.
+    private init(instantiating template: ConfigurationKey, app: String) {
+        self.name = template.name.replacingOccurrences(of: Self.appPlaceholder, with: app)
+        self.kind = template.kind
+        self.defaultValue = template.defaultValue
+        self.isSecret = template.isSecret
+        self.help = template.help
+        self.template = template.name
+        self.app = app
+    }
+
+    static let appPlaceholder = "<app>"
+
+    /// Whether this key is a template, one key per configured app.
+    public var isTemplate: Bool { self.name.contains(Self.appPlaceholder) }
+
+    /// This template's key for `app`.
+    public func instantiated(for app: String) -> ConfigurationKey {
+        ConfigurationKey(instantiating: self, app: app)
+    }
+
+    /// App ids are lower-case letters, digits and single dashes, so they read the same as YAML
+    /// keys, environment variables and flags.
+    public static func isValidAppID(_ id: String) -> Bool {
+        !id.isEmpty && !id.hasPrefix("-") && !id.hasSuffix("-") && !id.contains("--")
+            && id.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+    }
+
+    /// For a template: the app id in `name` if `name` is this template's key for some app.
+    func appID(inName name: String) -> String? {
+        let pattern = self.name.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard self.isTemplate, pattern.count == parts.count else { return nil }
+        var app: String?
+        for (expected, actual) in zip(pattern, parts) {
+            if expected == Self.appPlaceholder[...] {
+                app = String(actual)
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return app
+    }
+
+    /// For a template: the app id in an environment variable such as `HERALD_APPS_WALLET_APNS_KEY_ID`.
+    func appID(inEnvironmentVariable variable: String) -> String? {
+        let parts = self.instantiated(for: "zzappzz").environmentVariable.components(separatedBy: "ZZAPPZZ")
+        guard parts.count == 2, let middle = Self.middle(of: variable, prefix: parts[0], suffix: parts[1]) else { return nil }
+        return middle.lowercased().replacingOccurrences(of: "_", with: "-")
+    }
+
+    /// For a template: the app id in a flag such as `--apps-wallet-apns-key-id`.
+    func appID(inFlag flag: String) -> String? {
+        let parts = self.instantiated(for: "zzappzz").flag.components(separatedBy: "zzappzz")
+        guard parts.count == 2 else { return nil }
+        return Self.middle(of: flag, prefix: parts[0], suffix: parts[1])
+    }
+
+    private static func middle(of text: String, prefix: String, suffix: String) -> String? {
+        guard text.hasPrefix(prefix), text.hasSuffix(suffix), text.count > prefix.count + suffix.count else { return nil }
+        return String(text.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+
+    /// The environment variable that sets this key (`<APP>` in a template).
     public var environmentVariable: String {
-        "HERALD_" + self.name.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+        let upper = self.name.replacingOccurrences(of: Self.appPlaceholder, with: "\u{1}").uppercased()
+        return "HERALD_" + upper.map { $0 == "\u{1}" ? "<APP>" : ($0.isLetter || $0.isNumber ? String($0) : "_") }.joined()
     }
 
     /// The `herald serve` flag that sets this key.

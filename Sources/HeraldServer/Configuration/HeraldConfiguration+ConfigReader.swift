@@ -9,10 +9,16 @@ extension HeraldConfiguration {
     /// Reads, layers and validates the configuration. Throws `ConfigurationError` naming the key
     /// for an unknown key, a malformed file or a bad value: start-up must stop on any of them.
     public static func load(from sources: ConfigurationSources) async throws -> EffectiveConfiguration {
-        let keys = Self.keys
-        let file = try Self.configurationFile(sources)
-        let environment = try Self.knownEnvironment(sources.environment, keys: keys)
-        try Self.checkFlags(sources.arguments, keys: keys)
+        let templates = Self.keys.filter(\.isTemplate)
+        let (file, fileApps) = try Self.configurationFile(sources)
+        let (environment, environmentApps) = try Self.knownEnvironment(sources.environment)
+        let flagApps = try Self.checkFlags(sources.arguments)
+        let apps = fileApps.union(environmentApps).union(flagApps)
+        if let bad = apps.sorted().first(where: { !ConfigurationKey.isValidAppID($0) }) {
+            throw ConfigurationError(.invalidValue, "app id '\(bad)' must be lower-case letters, digits and single dashes")
+        }
+        // Every plain key, and every template once per app the sources name.
+        let keys = Self.keys.filter { !$0.isTemplate } + apps.sorted().flatMap { app in templates.map { $0.instantiated(for: app) } }
 
         var providers: [any ConfigProvider] = [
             CommandLineArgumentsProvider(
@@ -79,9 +85,9 @@ extension HeraldConfiguration {
         }
     }
 
-    /// The file to read, after checking it holds only known keys; `nil` when there is none or it
-    /// is empty.
-    private static func configurationFile(_ sources: ConfigurationSources) throws -> String? {
+    /// The file to read, after checking it holds only known keys, and the apps it configures;
+    /// `nil` when there is none or it is empty.
+    private static func configurationFile(_ sources: ConfigurationSources) throws -> (String?, Set<String>) {
         let path: String
         if let explicit = sources.filePath {
             guard FileManager.default.fileExists(atPath: explicit) else {
@@ -91,7 +97,7 @@ extension HeraldConfiguration {
         } else if FileManager.default.fileExists(atPath: sources.defaultFilePath) {
             path = sources.defaultFilePath
         } else {
-            return nil
+            return (nil, [])
         }
         let text: String
         do {
@@ -105,12 +111,14 @@ extension HeraldConfiguration {
         } catch {
             throw ConfigurationError(.unreadableFile, "configuration file \(path) is not valid YAML: \(error)")
         }
-        guard let root else { return nil }
+        guard let root else { return (nil, []) }
         guard let mapping = root.mapping else {
             throw ConfigurationError(.unreadableFile, "configuration file \(path) must be a mapping of keys, like `server:\\n  port: 8080`")
         }
-        let known = Set(Self.keys.map(\.name))
+        let known = Set(Self.keys.filter { !$0.isTemplate }.map(\.name))
+        let templates = Self.keys.filter(\.isTemplate)
         let sections = Set(Self.keys.compactMap { $0.name.split(separator: ".").first.map(String.init) })
+        var apps = Set<String>()
         var unknown: [String] = []
         func walk(_ mapping: Node.Mapping, prefix: String) throws {
             for (keyNode, value) in mapping {
@@ -119,6 +127,11 @@ extension HeraldConfiguration {
                     try walk(child, prefix: name + ".")
                 } else if sections.contains(name) {
                     throw ConfigurationError(.invalidValue, "configuration key \(name) (file \(path)) must be a mapping, like `\(name):` with indented keys below it")
+                } else if let app = templates.lazy.compactMap({ $0.appID(inName: name) }).first {
+                    guard value.scalar != nil else {
+                        throw ConfigurationError(.invalidValue, "configuration key \(name) (file \(path)) must be a single value")
+                    }
+                    apps.insert(app)
                 } else if !known.contains(name) {
                     unknown.append(name)
                 } else if value.scalar == nil {
@@ -133,32 +146,45 @@ extension HeraldConfiguration {
                 "unknown configuration key\(unknown.count == 1 ? "" : "s") \(unknown.joined(separator: ", ")) in file \(path); see docs/configuration.md"
             )
         }
-        return path
+        return (path, apps)
     }
 
-    /// The `HERALD_*` variables, refusing any that names no key.
-    private static func knownEnvironment(_ environment: [String: String], keys: [ConfigurationKey]) throws -> [String: String] {
-        let known = Set(keys.map(\.environmentVariable))
+    /// The `HERALD_*` variables, refusing any that names no key, and the apps they configure.
+    private static func knownEnvironment(_ environment: [String: String]) throws -> ([String: String], Set<String>) {
+        let known = Set(Self.keys.filter { !$0.isTemplate }.map(\.environmentVariable))
+        let templates = Self.keys.filter(\.isTemplate)
         let ours = environment.filter { $0.key.hasPrefix("HERALD_") && $0.key != ConfigurationSources.fileVariable }
-        let unknown = ours.keys.filter { !known.contains($0) }.sorted()
+        var apps = Set<String>()
+        for variable in ours.keys where !known.contains(variable) {
+            if let app = templates.lazy.compactMap({ $0.appID(inEnvironmentVariable: variable) }).first { apps.insert(app) }
+        }
+        let unknown = ours.keys.filter { variable in
+            !known.contains(variable) && !templates.contains { $0.appID(inEnvironmentVariable: variable) != nil }
+        }.sorted()
         if !unknown.isEmpty {
             throw ConfigurationError(
                 .unknownKey,
                 "unknown environment variable\(unknown.count == 1 ? "" : "s") \(unknown.joined(separator: ", ")); see docs/configuration.md"
             )
         }
-        return ours
+        return (ours, apps)
     }
 
-    /// Every `--flag` must name a key, and every bare word must be the value of the flag before it.
-    private static func checkFlags(_ arguments: [String], keys: [ConfigurationKey]) throws {
-        let known = Set(keys.map(\.flag))
+    /// Every `--flag` must name a key, and every bare word must be the value of the flag before
+    /// it. Returns the apps the flags configure.
+    private static func checkFlags(_ arguments: [String]) throws -> Set<String> {
+        let known = Set(Self.keys.filter { !$0.isTemplate }.map(\.flag))
+        let templates = Self.keys.filter(\.isTemplate)
+        var apps = Set<String>()
         var expectingValue = false
         for argument in arguments {
             if argument.hasPrefix("--") {
                 let name = String(argument.prefix { $0 != "=" })
-                guard known.contains(name) else {
-                    throw ConfigurationError(.unknownKey, "unknown option \(name); see herald serve --help and docs/configuration.md")
+                if !known.contains(name) {
+                    guard let app = templates.lazy.compactMap({ $0.appID(inFlag: name) }).first else {
+                        throw ConfigurationError(.unknownKey, "unknown option \(name); see herald serve --help and docs/configuration.md")
+                    }
+                    apps.insert(app)
                 }
                 expectingValue = !argument.contains("=")
             } else if expectingValue {
@@ -167,6 +193,7 @@ extension HeraldConfiguration {
                 throw ConfigurationError(.invalidValue, "unexpected argument '\(argument)'")
             }
         }
+        return apps
     }
 
     private mutating func set(_ key: ConfigurationKey, to raw: String, source: String) throws {
@@ -177,6 +204,10 @@ extension HeraldConfiguration {
         func size() throws -> Int {
             guard let value = ConfigurationValueParsing.size(raw) else { throw invalid("a size such as 1073741824 or 1GiB") }
             return value
+        }
+        if let template = key.template, let app = key.app {
+            try self.set(template: template, app: app, raw: raw, invalid: invalid)
+            return
         }
         switch key.name {
         case "server.host":
@@ -208,6 +239,8 @@ extension HeraldConfiguration {
                 throw invalid("one of \(Log.Format.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             self.log.format = format
+        case "delivery.default-app":
+            self.delivery.defaultApp = raw.trimmingSpaces
         case "metrics.bearer-token":
             guard !raw.isEmpty else { throw invalid("a non-empty token") }
             self.metrics.bearerToken = raw
@@ -216,8 +249,45 @@ extension HeraldConfiguration {
         }
     }
 
+    private mutating func set(template: String, app: String, raw: String, invalid: (String) -> ConfigurationError) throws {
+        var apns = self.apps[app]?.apns ?? App.APNS()
+        let value = raw.trimmingSpaces
+        switch template {
+        case "apps.<app>.apns.key-file": apns.keyFile = value
+        case "apps.<app>.apns.key-id": apns.keyID = value
+        case "apps.<app>.apns.team-id": apns.teamID = value
+        case "apps.<app>.apns.topic": apns.topic = value.isEmpty ? nil : value
+        case "apps.<app>.apns.environment":
+            guard let environment = App.APNS.Environment(rawValue: value.lowercased()) else { throw invalid("production or sandbox") }
+            apns.environment = environment
+        case "apps.<app>.apns.host": apns.host = value.isEmpty ? nil : value
+        case "apps.<app>.apns.port":
+            guard let port = ConfigurationValueParsing.port(value), port > 0 else { throw invalid("a port number from 1 to 65535") }
+            apns.port = port
+        case "apps.<app>.apns.ca-file": apns.caFile = value.isEmpty ? nil : value
+        case "apps.<app>.apns.connections":
+            guard let count = Int(value), (1...64).contains(count) else { throw invalid("a number of connections from 1 to 64") }
+            apns.connections = count
+        default:
+            throw ConfigurationError(.unknownKey, "configuration key template \(template) is listed but not handled")
+        }
+        self.apps[app, default: App()].apns = apns
+    }
+
     /// Checks that hold between keys.
     func validate() throws {
+        for (app, settings) in self.apps.sorted(by: { $0.key < $1.key }) {
+            guard let apns = settings.apns else { continue }
+            for (name, value) in [("key-file", apns.keyFile), ("key-id", apns.keyID), ("team-id", apns.teamID)] where value?.isEmpty ?? true {
+                throw ConfigurationError(.invalidValue, "configuration key apps.\(app).apns.\(name) is required for the app's APNs credentials")
+            }
+        }
+        if let defaultApp = self.delivery.defaultApp, self.apps[defaultApp] == nil {
+            throw ConfigurationError(
+                .invalidValue,
+                "configuration key delivery.default-app names '\(defaultApp)', which is not a configured app (\(self.apps.keys.sorted().joined(separator: ", ")))"
+            )
+        }
         if self.store.environment.mapSize > self.store.environment.maxMapSize {
             throw ConfigurationError(
                 .invalidValue,

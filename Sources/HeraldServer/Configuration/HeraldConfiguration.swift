@@ -25,6 +25,45 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var format: Format = .text
     }
 
+    /// One app Herald delivers for: its APNs credentials (FCM joins later).
+    public struct App: Sendable, Hashable {
+        public struct APNS: Sendable, Hashable {
+            public enum Environment: String, Sendable, Hashable, CaseIterable {
+                case production
+                case sandbox
+            }
+
+            public var keyFile: String?
+            public var keyID: String?
+            public var teamID: String?
+            public var topic: String?
+            public var environment: Environment = .production
+            /// Overrides the environment's host, for a test peer such as `herald mock-apns`.
+            public var host: String?
+            public var port: Int = 443
+            /// PEM certificates to trust instead of the system roots (for a test peer).
+            public var caFile: String?
+            public var connections: Int = 2
+
+            public init() {}
+
+            public var effectiveHost: String {
+                self.host ?? (self.environment == .production ? "api.push.apple.com" : "api.sandbox.push.apple.com")
+            }
+        }
+
+        public var apns: APNS?
+
+        public init(apns: APNS? = nil) {
+            self.apns = apns
+        }
+    }
+
+    public struct Delivery: Sendable, Hashable {
+        /// The app of notifications that name none; with one app configured, that app.
+        public var defaultApp: String?
+    }
+
     public struct Metrics: Sendable, Hashable {
         /// When set, `/metrics` answers only requests bearing this token.
         public var bearerToken: String?
@@ -34,6 +73,8 @@ public struct HeraldConfiguration: Sendable, Hashable {
     public var store = Store()
     public var log = Log()
     public var metrics = Metrics()
+    public var apps: [String: App] = [:]
+    public var delivery = Delivery()
 
     public init() {}
 
@@ -78,6 +119,46 @@ public struct HeraldConfiguration: Sendable, Hashable {
             default: "text",
             help: "`text` for people, `json` for one JSON object per line."
         ),
+        ConfigurationKey(
+            "delivery.default-app",
+            .string,
+            default: nil,
+            help: "App of notifications that name none; with one app configured, that app."
+        ),
+        ConfigurationKey(
+            "apps.<app>.apns.key-file",
+            .string,
+            default: nil,
+            help: "The app's APNs signing key (`.p8` file, P-256 PEM). Required with the other APNs keys."
+        ),
+        ConfigurationKey("apps.<app>.apns.key-id", .string, default: nil, help: "Key ID of the `.p8` key (10 characters)."),
+        ConfigurationKey("apps.<app>.apns.team-id", .string, default: nil, help: "Team ID the key belongs to (10 characters)."),
+        ConfigurationKey(
+            "apps.<app>.apns.topic",
+            .string,
+            default: nil,
+            help: "Bundle id used as `apns-topic` when a device names none; the push type's suffix is added."
+        ),
+        ConfigurationKey(
+            "apps.<app>.apns.environment",
+            .oneOf(App.APNS.Environment.allCases.map(\.rawValue)),
+            default: "production",
+            help: "`production` (api.push.apple.com) or `sandbox` (api.sandbox.push.apple.com)."
+        ),
+        ConfigurationKey(
+            "apps.<app>.apns.host",
+            .string,
+            default: nil,
+            help: "APNs host instead of the environment's, for a test peer such as `herald mock-apns`."
+        ),
+        ConfigurationKey("apps.<app>.apns.port", .port, default: "443", help: "APNs port (443, or 2197)."),
+        ConfigurationKey(
+            "apps.<app>.apns.ca-file",
+            .string,
+            default: nil,
+            help: "PEM certificates to trust instead of the system's, for a test peer."
+        ),
+        ConfigurationKey("apps.<app>.apns.connections", .integer(1...64), default: "2", help: "HTTP/2 connections kept to APNs for this app."),
         ConfigurationKey(
             "metrics.bearer-token",
             .string,

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDelivery
 import HeraldStore
 import Hummingbird
 import NIOCore
@@ -10,6 +11,7 @@ struct OperationsRoutes: Sendable {
     let registry: PrometheusCollectorRegistry
     let storeMetrics: StoreMetrics
     let metricsToken: String?
+    let delivery: DeliveryPool?
 
     struct Health: ResponseEncodable {
         var status: String
@@ -50,6 +52,7 @@ struct OperationsRoutes: Sendable {
             }
         }
         await self.storeMetrics.refresh()
+        await self.delivery?.sampleGauges()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16 * 1024)
         self.registry.emit(into: &bytes)

@@ -1,0 +1,111 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldDelivery
+import HeraldServer
+import HeraldStore
+import HeraldTesting
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// A node configured with one app whose APNs is the strict mock: what an operator sets up with
+/// `apps.<app>.apns.*` keys, checked end to end below the front doors.
+@Suite struct NodeDeliveryTests {
+    func withNode(_ body: (HeraldNode, MockAPNS) async throws -> Void) async throws {
+        try await withTemporaryDirectory { directory in
+            let key = P256.Signing.PrivateKey()
+            let mock = try await MockAPNS.start(
+                configuration: .init(keys: [.init(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey)])
+            )
+            try key.pemRepresentation.write(toFile: directory + "/key.p8", atomically: true, encoding: .utf8)
+            try mock.certificatePEM.write(toFile: directory + "/ca.pem", atomically: true, encoding: .utf8)
+            let yaml = """
+                store:
+                  path: \(directory)/data
+                apps:
+                  wallet:
+                    apns:
+                      key-file: \(directory)/key.p8
+                      key-id: ABC123DEFG
+                      team-id: DEF123GHIJ
+                      topic: im.herald.wallet
+                      host: 127.0.0.1
+                      port: \(mock.port)
+                      ca-file: \(directory)/ca.pem
+                """
+            try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
+            let configuration = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml")).configuration
+            let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
+            do {
+                try await body(node, mock)
+            } catch {
+                try? await mock.shutdown()
+                throw error
+            }
+            try await mock.shutdown()
+        }
+    }
+
+    @Test func configuredAppDeliversThroughThePool() async throws {
+        try await withNode { node, mock in
+            let pool = try #require(node.delivery)
+            try await node.application.test(.router) { client in
+                let notification = PushNotification(
+                    id: UUID().uuidString.lowercased(),
+                    device: Device(platform: .apns, token: String(repeating: "ab", count: 32)),
+                    payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)
+                )
+                let outcome = try await pool.send(notification)
+                #expect(outcome == .delivered)
+                #expect(mock.accepted.first?.topic == "im.herald.wallet", "the app's topic fills in")
+                let metrics = try await client.execute(uri: "/metrics", method: .get)
+                let text = String(buffer: metrics.body)
+                #expect(text.contains(#"herald_delivery_pushes_total{provider="apns",app="wallet",result="delivered",reason="delivered"} 1"#))
+                #expect(text.contains(#"herald_delivery_open_connections{provider="apns",app="wallet"} 1"#))
+                #expect(text.contains("herald_delivery_token_refreshes_total"))
+            }
+        }
+    }
+
+    @Test func deadTokenDisablesItsRegistrationThroughTheLog() async throws {
+        try await withNode { node, mock in
+            let pool = try #require(node.delivery)
+            let token = String(repeating: "cd", count: 32)
+            mock.script(token: token, .unregistered(since: Date()))
+            try await node.application.test(.router) { _ in
+                let registry = Registry(log: node.store.log, view: node.store.view)
+                let key = try RegistrationKey(scope: .status, subject: [9, 9, 9], installationID: "phone")
+                let device = Device(platform: .apns, token: token, app: "wallet")
+                try await registry.submit(.register(Registration(key: key, version: 1, device: device)))
+                var notification = PushNotification(id: UUID().uuidString.lowercased(), device: device, payload: Array(#"{"aps":{}}"#.utf8))
+                notification.registration = key
+                let outcome = try await pool.send(notification)
+                #expect(outcome == .deadToken(reason: "Unregistered"))
+                #expect(try registry.record(for: key)?.registration?.enabled == false)
+            }
+        }
+    }
+
+    @Test func unreadableKeyFileStopsStartUpNamingTheKey() async throws {
+        try await withTemporaryDirectory { directory in
+            var configuration = HeraldConfiguration()
+            configuration.store.path = directory + "/data"
+            var apns = HeraldConfiguration.App.APNS()
+            apns.keyFile = directory + "/missing.p8"
+            apns.keyID = "K"
+            apns.teamID = "T"
+            configuration.apps["wallet"] = HeraldConfiguration.App(apns: apns)
+            do {
+                _ = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
+                Issue.record("a missing key file must stop start-up")
+            } catch let error as ConfigurationError {
+                #expect(error.message.contains("apps.wallet.apns.key-file"))
+            }
+            // The store was released, so the next start can open it.
+            let store = try LocalStore(path: directory + "/data")
+            try await store.close()
+        }
+    }
+}
