@@ -86,6 +86,8 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldDelivery",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -94,6 +96,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldDelivery",
+                "HeraldGorush",
                 "HeraldStore",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -179,7 +182,17 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldGorushTests",
-            dependencies: ["HeraldGorush", "HeraldCore"],
+            dependencies: [
+                "HeraldGorush",
+                "HeraldCore",
+                "HeraldDelivery",
+                "HeraldTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -7,6 +7,7 @@ public import Prometheus
 import ServiceLifecycle
 import UnixSignals
 public import HeraldDelivery
+import HeraldGorush
 import NIOPosix
 
 /// A single Herald node, assembled from its configuration: the store, the log follower and the
@@ -63,6 +64,9 @@ public struct HeraldNode: Sendable {
             metricsToken: configuration.metrics.bearerToken,
             delivery: delivery
         ).register(on: router)
+        if let delivery {
+            GorushRoutes<HeraldRequestContext>(pool: delivery).register(on: router)
+        }
 
         let application = Application(
             router: router,

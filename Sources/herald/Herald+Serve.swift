@@ -75,10 +75,10 @@ extension Herald {
                 ]
             )
             if configuration.apps.isEmpty {
-                logger.notice("no app configured (apps.<app>.apns.*): notifications cannot be delivered; no front door yet")
+                logger.notice("no app configured (apps.<app>.apns.*): notifications cannot be delivered, so no front door is mounted")
             } else {
                 logger.notice("apps: \(configuration.appSummary)")
-                logger.notice("not configured yet: no front door (gorush /api/push comes next); FCM not supported yet")
+                logger.notice("front doors: gorush POST /api/push (answers as gorush in sync mode); not yet: FCM, Status, Web Push, Aries, silent sync")
             }
             if configuration.metrics.bearerToken == nil, configuration.server.host != "127.0.0.1", configuration.server.host != "localhost" {
                 logger.warning("/metrics is open to anyone who can reach \(configuration.server.host); set metrics.bearer-token")

@@ -69,6 +69,24 @@ import Testing
         }
     }
 
+    @Test func gorushPushGoesThroughTheNodeToAPNs() async throws {
+        try await withNode { node, mock in
+            try await node.application.test(.router) { client in
+                let token = String(repeating: "ef", count: 32)
+                let response = try await client.execute(
+                    uri: "/api/push",
+                    method: .post,
+                    headers: [.contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"notifications":[{"tokens":["\#(token)"],"platform":1,"message":"hello"}]}"#)
+                )
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == #"{"counts":1,"logs":[],"success":"ok"}"#)
+                #expect(mock.accepted.map(\.token) == [token])
+                #expect(mock.accepted.first?.topic == "im.herald.wallet")
+            }
+        }
+    }
+
     @Test func deadTokenDisablesItsRegistrationThroughTheLog() async throws {
         try await withNode { node, mock in
             let pool = try #require(node.delivery)

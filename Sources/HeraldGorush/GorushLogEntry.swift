@@ -1,0 +1,31 @@
+import HeraldCore
+
+/// One `failed-push` entry of gorush's response `logs` and feedback webhook (gorush-api.md §3.1).
+struct GorushLogEntry: Sendable, Hashable {
+    var notifID: String?
+    var platform: String
+    var token: String
+    var message: String
+    var error: String
+
+    var json: JSONValue {
+        var pairs: [(String, JSONValue)] = []
+        if let notifID, !notifID.isEmpty { pairs.append(("notif_id", .string(notifID))) }
+        pairs += [
+            ("type", .string("failed-push")),
+            ("platform", .string(self.platform)),
+            ("token", .string(self.token)),
+            ("message", .string(self.message)),
+            ("error", .string(self.error)),
+        ]
+        return .object(pairs)
+    }
+
+    /// gorush's `hide_token` (on by default): the first and last 10 characters become `*`, and a
+    /// token shorter than 20 characters is masked whole.
+    static func mask(_ token: String) -> String {
+        let characters = Array(token)
+        guard characters.count >= 20 else { return String(repeating: "*", count: characters.count) }
+        return String(repeating: "*", count: 10) + String(characters[10..<(characters.count - 10)]) + String(repeating: "*", count: 10)
+    }
+}
