@@ -28,6 +28,16 @@ public struct DeliveryPool: Sendable {
         self.deadTokenHandlers = deadTokenHandlers
     }
 
+    /// The app whose APNs topic is `topic` (or its bundle id before a push-type suffix such as
+    /// `.voip`), for callers that route by topic, as gorush callers do.
+    public func appID(forTopic topic: String) -> String? {
+        for (id, app) in self.apps {
+            guard let own = app.apns?.configuration.defaultTopic else { continue }
+            if topic == own || topic.hasPrefix(own + ".") { return id }
+        }
+        return nil
+    }
+
     /// Delivers `notification`; throws `DeliveryError` only when it was not admitted.
     public func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome {
         let appID = notification.device.app ?? self.defaultApp

@@ -52,8 +52,11 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             for entry in notifications {
                 switch entry.enabledPlatform {
                 case .ios:
-                    for push in entry.apnsNotifications() {
-                        group.addTask {
+                    // Several apps in one Herald: the topic names the app that owns it.
+                    let app = entry.topic.flatMap { self.pool.appID(forTopic: $0) }
+                    for var push in entry.apnsNotifications() {
+                        push.device.app = app
+                        group.addTask { [push] in
                             let outcome: DeliveryOutcome
                             do {
                                 outcome = try await self.pool.send(push)

@@ -111,3 +111,44 @@ struct TestNoOpMetrics: MetricsFactory {
     func destroyRecorder(_ handler: any RecorderHandler) {}
     func destroyTimer(_ handler: any TimerHandler) {}
 }
+
+@Suite struct GorushTwoAppsTests {
+    struct Peer {
+        let mock: MockAPNS
+        let endpoint: APNSEndpoint
+    }
+
+    func peer(keyID: String, topic: String) async throws -> Peer {
+        let key = P256.Signing.PrivateKey()
+        let mock = try await MockAPNS.start(configuration: .init(keys: [.init(keyID: keyID, teamID: "TEAM" + keyID.prefix(6), publicKey: key.publicKey)]))
+        let tokens = try APNSTokenManager(credentials: .init(keyID: keyID, teamID: "TEAM" + keyID.prefix(6), privateKeyPEM: key.pemRepresentation))
+        var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: mock.port, authority: "localhost", trustRootsPEM: [mock.certificatePEM])
+        configuration.defaultTopic = topic
+        return Peer(mock: mock, endpoint: APNSEndpoint(configuration: configuration, tokens: tokens, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test")))
+    }
+
+    @Test func topicRoutesEachPushToTheAppThatOwnsIt() async throws {
+        let wallet = try await peer(keyID: "WALLET0001", topic: "com.example.wallet")
+        let chat = try await peer(keyID: "CHAT000001", topic: "com.example.chat")
+        let pool = DeliveryPool(
+            apps: [.init(id: "wallet", apns: wallet.endpoint), .init(id: "chat", apns: chat.endpoint)],
+            defaultApp: "wallet",
+            metrics: DeliveryMetrics(factory: TestNoOpMetrics())
+        )
+        #expect(pool.appID(forTopic: "com.example.chat.voip") == "chat")
+        #expect(pool.appID(forTopic: "com.example.chatty") == nil)
+        let router = Router()
+        GorushRoutes<BasicRequestContext>(pool: pool).register(on: router)
+        try await Application(router: router).test(.router) { client in
+            let token = String(repeating: "12", count: 32)
+            let body = #"{"notifications":[{"tokens":["\#(token)"],"platform":1,"message":"a","topic":"com.example.chat"},{"tokens":["\#(token)"],"platform":1,"message":"b","topic":"com.example.wallet"},{"tokens":["\#(token)"],"platform":1,"message":"c"}]}"#
+            let response = try await client.execute(uri: "/api/push", method: .post, body: ByteBuffer(string: body))
+            #expect(response.status == .ok)
+        }
+        #expect(chat.mock.accepted.map(\.keyID) == ["CHAT000001"])
+        #expect(wallet.mock.accepted.count == 2, "its own topic, and the push naming none goes to the default app")
+        await pool.shutdown()
+        try await wallet.mock.shutdown()
+        try await chat.mock.shutdown()
+    }
+}
