@@ -19,14 +19,17 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
 
     let pool: DeliveryPool
     let configuration: Configuration
+    let statistics: GorushStatistics
 
-    public init(pool: DeliveryPool, configuration: Configuration = .init()) {
+    public init(pool: DeliveryPool, statistics: GorushStatistics, configuration: Configuration = .init()) {
         self.pool = pool
+        self.statistics = statistics
         self.configuration = configuration
     }
 
     public func register(on router: Router<Context>) {
         router.post("/api/push") { request, context in try await self.push(request, context: context) }
+        router.get("/api/stat/app") { _, _ in Self.json(status: .ok, self.statistics.json) }
     }
 
     func push(_ request: Request, context: Context) async throws -> Response {
@@ -39,6 +42,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         }
         let enabled = notifications.filter { $0.enabledPlatform != nil }
         let counts = enabled.reduce(0) { $0 + $1.targetCount }
+        self.statistics.accepted(counts: counts)
         let logs = await self.deliver(enabled)
         return Self.json(
             status: .ok,
@@ -62,8 +66,10 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
                                 outcome = try await self.pool.send(push)
                             } catch {
                                 // gorush's answer when its queue is full.
+                                self.statistics.pushed(platform: "ios", succeeded: false)
                                 return self.failure(entry, platform: "ios", token: push.device.token, error: "max capacity reached")
                             }
+                            self.statistics.pushed(platform: "ios", succeeded: outcome == .delivered)
                             guard outcome != .delivered else { return nil }
                             return self.failure(entry, platform: "ios", token: push.device.token, error: outcome.reason)
                         }
@@ -71,7 +77,10 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
                 default:
                     // FCM delivery arrives with the FCM client; until then each token fails visibly.
                     for token in entry.tokens ?? [] {
-                        group.addTask { self.failure(entry, platform: "android", token: token, error: "UnsupportedPlatform") }
+                        group.addTask {
+                            self.statistics.pushed(platform: "android", succeeded: false)
+                            return self.failure(entry, platform: "android", token: token, error: "UnsupportedPlatform")
+                        }
                     }
                 }
             }

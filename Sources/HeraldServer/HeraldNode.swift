@@ -65,7 +65,7 @@ public struct HeraldNode: Sendable {
             delivery: delivery
         ).register(on: router)
         if let delivery {
-            GorushRoutes<HeraldRequestContext>(pool: delivery).register(on: router)
+            GorushRoutes<HeraldRequestContext>(pool: delivery, statistics: GorushStatistics(factory: factory)).register(on: router)
         }
 
         let application = Application(

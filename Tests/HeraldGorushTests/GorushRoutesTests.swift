@@ -23,7 +23,7 @@ import Testing
         let endpoint = APNSEndpoint(configuration: configuration, tokens: tokens, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test"))
         let pool = DeliveryPool(apps: [.init(id: "status", apns: endpoint)], defaultApp: nil, metrics: DeliveryMetrics(factory: TestNoOpMetrics()))
         let router = Router()
-        GorushRoutes<BasicRequestContext>(pool: pool).register(on: router)
+        GorushRoutes<BasicRequestContext>(pool: pool, statistics: GorushStatistics(factory: TestNoOpMetrics())).register(on: router)
         let app = Application(router: router)
         do {
             try await app.test(.router) { client in try await body(client, mock) }
@@ -94,6 +94,21 @@ import Testing
         }
     }
 
+    @Test func statisticsCountLikeGorush() async throws {
+        try await withApp { client, mock in
+            let dead = String(repeating: "de", count: 32)
+            mock.script(token: dead, .unregistered(since: Date()))
+            let body = #"{"notifications":[{"tokens":["\#(String(repeating: "ab", count: 32))","\#(dead)"],"platform":1,"topic":"im.app"},{"tokens":["f1"],"platform":2}]}"#
+            _ = try await post(client, body)
+            let response = try await client.execute(uri: "/api/stat/app", method: .get)
+            let json = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any] ?? [:]
+            #expect(json["total_count"] as? Int == 4)
+            #expect((json["ios"] as? [String: Int]) == ["push_success": 1, "push_error": 1])
+            #expect((json["android"] as? [String: Int]) == ["push_success": 0, "push_error": 1])
+            #expect((json["huawei"] as? [String: Int]) == ["push_success": 0, "push_error": 0])
+        }
+    }
+
     @Test func tokenMaskingMatchesGorush() {
         #expect(GorushLogEntry.mask("") == "")
         #expect(GorushLogEntry.mask("short") == "*****")
@@ -138,7 +153,7 @@ struct TestNoOpMetrics: MetricsFactory {
         #expect(pool.appID(forTopic: "com.example.chat.voip") == "chat")
         #expect(pool.appID(forTopic: "com.example.chatty") == nil)
         let router = Router()
-        GorushRoutes<BasicRequestContext>(pool: pool).register(on: router)
+        GorushRoutes<BasicRequestContext>(pool: pool, statistics: GorushStatistics(factory: TestNoOpMetrics())).register(on: router)
         try await Application(router: router).test(.router) { client in
             let token = String(repeating: "12", count: 32)
             let body = #"{"notifications":[{"tokens":["\#(token)"],"platform":1,"message":"a","topic":"com.example.chat"},{"tokens":["\#(token)"],"platform":1,"message":"b","topic":"com.example.wallet"},{"tokens":["\#(token)"],"platform":1,"message":"c"}]}"#

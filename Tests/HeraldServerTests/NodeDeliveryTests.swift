@@ -83,6 +83,9 @@ import Testing
                 #expect(String(buffer: response.body) == #"{"counts":1,"logs":[],"success":"ok"}"#)
                 #expect(mock.accepted.map(\.token) == [token])
                 #expect(mock.accepted.first?.topic == "im.herald.wallet")
+                let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+                #expect(metrics.contains("gorush_total_push_count 1"))
+                #expect(metrics.contains("gorush_ios_success 1"))
             }
         }
     }
