@@ -41,14 +41,11 @@ extension HeraldConfiguration {
                         throw ConfigurationError(.invalidValue, "configuration key apps.\(id).apns.ca-file: cannot read \(caFile)")
                     }
                 }
-                var configuration = APNSEndpoint.Configuration(
-                    host: apns.effectiveHost,
-                    port: apns.port,
-                    authority: apns.host == nil ? nil : "localhost",
-                    trustRootsPEM: trustRoots
-                )
-                // A test peer on 127.0.0.1 presents a certificate for localhost.
-                if let host = apns.host, host != "127.0.0.1", host != "::1" { configuration.authority = host }
+                var configuration = APNSEndpoint.Configuration(host: apns.effectiveHost, port: apns.port, trustRootsPEM: trustRoots)
+                if let host = apns.host, ["127.0.0.1", "::1"].contains(host) {
+                    // A loopback test peer's certificate names localhost: TLS verifies a name.
+                    configuration.authority = "localhost"
+                }
                 configuration.connections = apns.connections
                 configuration.defaultTopic = apns.topic
                 endpoint = APNSEndpoint(configuration: configuration, tokens: tokens, group: group, logger: logger)

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Measures POST /api/push -> Herald -> strict mock APNs, all on 127.0.0.1, with h2load (HTTP/1.1
+# to Herald; Herald speaks HTTP/2 over TLS to the mock). A first probe until `herald bench`
+# exists: h2load reports throughput and mean/max request time, not percentiles.
+#
+#   benchmarks/scripts/gorush-push-h2load.sh [requests] [clients] [tokens-per-request]
+#
+# Needs a release build (swift build -c release --product herald --scratch-path .build-release)
+# and h2load (Debian nghttp2-client). BENCH_BIN overrides the binary.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+requests=${1:-20000}
+clients=${2:-64}
+tokens=${3:-1}
+bin=${BENCH_BIN:-.build-release/release/herald}
+mock_port=${BENCH_MOCK_PORT:-19443}
+herald_port=${BENCH_HERALD_PORT:-18088}
+command -v h2load >/dev/null || { echo "needs h2load (apt-get install nghttp2-client)" >&2; exit 1; }
+[ -x "$bin" ] || { echo "needs $bin (swift build -c release --product herald --scratch-path .build-release)" >&2; exit 1; }
+
+work=$(mktemp -d)
+cleanup() {
+    kill "${herald_pid:-}" "${mock_pid:-}" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+(cd "$work" && exec "$OLDPWD/$bin" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem --key-id BENCHKEY01 --team-id BENCHTEAM1 > mock.log 2>&1) &
+mock_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/ca.pem" ] && break; sleep 0.1; done
+
+cat > "$work/herald.yaml" <<YAML
+server:
+  port: $herald_port
+store:
+  path: $work/data
+log:
+  level: warning
+apps:
+  bench:
+    apns:
+      key-file: $work/key.p8
+      key-id: BENCHKEY01
+      team-id: BENCHTEAM1
+      topic: im.herald.bench
+      host: 127.0.0.1
+      port: $mock_port
+      ca-file: $work/ca.pem
+YAML
+"$bin" serve --config "$work/herald.yaml" > "$work/herald.log" 2>&1 &
+herald_pid=$!
+for _ in $(seq 1 100); do curl -sf "127.0.0.1:$herald_port/healthz" >/dev/null && break; sleep 0.1; done
+
+token_list=$(for i in $(seq 1 "$tokens"); do
+    printf '"%064x"' "$i"
+    if [ "$i" -lt "$tokens" ]; then printf ','; fi
+done)
+printf '{"notifications":[{"tokens":[%s],"platform":1,"message":"benchmark","topic":"im.herald.bench"}]}' "$token_list" > "$work/body.json"
+
+# Warm up connections and the provider token, then measure.
+h2load --h1 -n 200 -c 4 -d "$work/body.json" -H 'content-type: application/json' "http://127.0.0.1:$herald_port/api/push" > /dev/null
+echo "h2load: $requests requests, $clients clients, $tokens token(s) per request"
+h2load --h1 -n "$requests" -c "$clients" -d "$work/body.json" -H 'content-type: application/json' \
+    "http://127.0.0.1:$herald_port/api/push" | grep -E "finished in|requests:|status codes|time for request"
+curl -s "127.0.0.1:$herald_port/api/stat/app"; echo
