@@ -1,5 +1,5 @@
 /// An error of the registry's rules, with a stable code for logs, metric labels and wire tables.
-public struct RegistryError: Error, Hashable, CustomStringConvertible {
+public struct RegistryError: CodedError {
     public enum Code: String, Sendable {
         case invalidKey = "registry.invalid_key"
         case versionConflict = "registry.version_conflict"
@@ -13,8 +13,5 @@ public struct RegistryError: Error, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
 
-    public var description: String { "\(self.code.rawValue): \(self.message)" }
 }

@@ -1,6 +1,8 @@
+public import HeraldCore
+
 /// Why a notification was not accepted for delivery at all. Callers answer these to their own
 /// clients (HTTP 429 or 503 with `Retry-After`), never drop them silently.
-public struct DeliveryError: Error, Hashable, CustomStringConvertible {
+public struct DeliveryError: CodedError {
     public enum Code: String, Sendable {
         /// The endpoint's queue is full.
         case overloaded = "delivery.overloaded"
@@ -19,8 +21,5 @@ public struct DeliveryError: Error, Hashable, CustomStringConvertible {
         self.retryAfter = retryAfter
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
 
-    public var description: String { "\(self.code.rawValue): \(self.message)" }
 }

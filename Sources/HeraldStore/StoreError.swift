@@ -1,5 +1,7 @@
+public import HeraldCore
+
 /// An error of the store, with a stable code for logs and metric labels.
-public struct StoreError: Error, Hashable, CustomStringConvertible {
+public struct StoreError: CodedError {
     public enum Code: String, Sendable {
         /// LMDB returned an error not covered by a more specific code.
         case lmdb = "store.lmdb"
@@ -28,8 +30,5 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         self.lmdbCode = lmdbCode
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
 
-    public var description: String { "\(self.code.rawValue): \(self.message)" }
 }

@@ -1,8 +1,9 @@
+public import HeraldCore
 import NIOHTTP2
 
 /// Why a request on an HTTP/2 connection did not get an answer. All of these are about the
 /// connection, not the request: the request may be sent again on another connection.
-public struct HTTP2ConnectionError: Error, Hashable, CustomStringConvertible {
+public struct HTTP2ConnectionError: CodedError {
     public enum Code: String, Sendable {
         /// The connection is closed.
         case closed = "http2.closed"
@@ -27,8 +28,5 @@ public struct HTTP2ConnectionError: Error, Hashable, CustomStringConvertible {
         self.peerReason = peerReason
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
 
-    public var description: String { "\(self.code.rawValue): \(self.message)" }
 }
