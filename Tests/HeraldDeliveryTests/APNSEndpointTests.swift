@@ -115,7 +115,9 @@ import Testing
                 }
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(60))
-                    harness.mock.sendGoAway(reason: "Shutdown", grace: .seconds(1))
+                    // APNs finishes the streams it accepted before it closes; a short grace on a busy
+                    // machine would drop their answers and turn this into the at-least-once case.
+                    harness.mock.sendGoAway(reason: "Shutdown", grace: .seconds(10))
                     return .delivered
                 }
                 return try await group.reduce(into: [DeliveryOutcome]()) { $0.append($1) }
@@ -145,7 +147,8 @@ import Testing
 
     @Test func fullQueueAnswersOverloadedInsteadOfDropping() async throws {
         try await MockAPNSHarness.with { harness in
-            harness.mock.setLatency(.milliseconds(300))
+            // Long enough that all five sends try to get in while the first two are in flight.
+            harness.mock.setLatency(.seconds(2))
             let endpoint = endpoint(harness) { $0.queueLimit = 2 }
             let results = await withTaskGroup(of: Result<DeliveryOutcome, DeliveryError>.self) { group in
                 for _ in 0..<5 {

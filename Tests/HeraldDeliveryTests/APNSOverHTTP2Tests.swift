@@ -157,9 +157,10 @@ import Testing
                 authority: "localhost",
                 trustRootsPEM: [harness.mock.certificatePEM]
             )
-            configuration.pingInterval = .milliseconds(40)
+            // Wide enough that a busy test machine answers each PING before the next one.
+            configuration.pingInterval = .milliseconds(250)
             let connection = try await HTTP2Connection.connect(configuration, group: harness.group)
-            try await APNSOverHTTP2Tests.eventually { connection.pingsAcknowledged >= 3 }
+            try await APNSOverHTTP2Tests.eventually { connection.pingsAcknowledged >= 2 }
             #expect(connection.isUsable)
             await connection.close()
         }
