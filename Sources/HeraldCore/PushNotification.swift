@@ -26,6 +26,9 @@ public struct PushNotification: Sendable, Hashable {
     public var pushType: String?
     /// The registration the token came from, so a dead-token answer can disable it.
     public var registration: RegistrationKey?
+    /// The caller's own id for the request this push came from (gorush's `notif_id`), echoed in
+    /// feedback.
+    public var callerReference: String?
 
     public init(
         id: String,
@@ -35,7 +38,8 @@ public struct PushNotification: Sendable, Hashable {
         expiration: Int64? = nil,
         collapseID: String? = nil,
         pushType: String? = nil,
-        registration: RegistrationKey? = nil
+        registration: RegistrationKey? = nil,
+        callerReference: String? = nil
     ) {
         self.id = id
         self.device = device
@@ -45,5 +49,6 @@ public struct PushNotification: Sendable, Hashable {
         self.collapseID = collapseID
         self.pushType = pushType
         self.registration = registration
+        self.callerReference = callerReference
     }
 }

@@ -8,10 +8,12 @@ public struct DeliveryPool: Sendable {
     public struct App: Sendable {
         public var id: String
         public var apns: APNSEndpoint?
+        public var fcm: FCMEndpoint?
 
-        public init(id: String, apns: APNSEndpoint? = nil) {
+        public init(id: String, apns: APNSEndpoint? = nil, fcm: FCMEndpoint? = nil) {
             self.id = id
             self.apns = apns
+            self.fcm = fcm
         }
     }
 
@@ -20,12 +22,20 @@ public struct DeliveryPool: Sendable {
     public let defaultApp: String?
     public let metrics: DeliveryMetrics
     private let deadTokenHandlers: [any DeadTokenHandler]
+    private let failureObservers: [any FailureObserver]
 
-    public init(apps: [App], defaultApp: String?, metrics: DeliveryMetrics, deadTokenHandlers: [any DeadTokenHandler] = []) {
+    public init(
+        apps: [App],
+        defaultApp: String?,
+        metrics: DeliveryMetrics,
+        deadTokenHandlers: [any DeadTokenHandler] = [],
+        failureObservers: [any FailureObserver] = []
+    ) {
         self.apps = Dictionary(apps.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         self.defaultApp = defaultApp ?? (apps.count == 1 ? apps.first?.id : nil)
         self.metrics = metrics
         self.deadTokenHandlers = deadTokenHandlers
+        self.failureObservers = failureObservers
     }
 
     /// The app whose APNs topic is `topic` (or its bundle id before a push-type suffix such as
@@ -41,6 +51,15 @@ public struct DeliveryPool: Sendable {
     /// Delivers `notification`; throws `DeliveryError` only when it was not admitted.
     public func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome {
         let appID = notification.device.app ?? self.defaultApp
+        let outcome = try await self.deliver(notification, appID: appID)
+        if outcome != .delivered {
+            let event = FeedbackEvent(notification, app: appID, outcome: outcome)
+            for observer in self.failureObservers { observer.pushFailed(event) }
+        }
+        return outcome
+    }
+
+    private func deliver(_ notification: PushNotification, appID: String?) async throws(DeliveryError) -> DeliveryOutcome {
         guard let appID, let app = self.apps[appID] else {
             return .rejected(reason: "UnknownApp")
         }
@@ -52,6 +71,17 @@ public struct DeliveryPool: Sendable {
             provider = "apns"
             guard let endpoint = app.apns else {
                 return .failed(reason: "NoAPNsCredentials")
+            }
+            do {
+                outcome = try await endpoint.send(notification)
+            } catch {
+                self.metrics.recordOverloaded(provider: provider, app: appID)
+                throw error
+            }
+        case .fcm:
+            provider = "fcm"
+            guard let endpoint = app.fcm else {
+                return .failed(reason: "NoFCMCredentials")
             }
             do {
                 outcome = try await endpoint.send(notification)
@@ -78,6 +108,10 @@ public struct DeliveryPool: Sendable {
                 self.metrics.gauge(DeliveryMetrics.queueDepth, provider: "apns", app: id).record(await endpoint.queueDepth)
                 self.metrics.gauge(DeliveryMetrics.openConnections, provider: "apns", app: id).record(await endpoint.openConnections)
             }
+            if let endpoint = app.fcm {
+                self.metrics.gauge(DeliveryMetrics.queueDepth, provider: "fcm", app: id).record(await endpoint.queueDepth)
+                self.metrics.gauge(DeliveryMetrics.openConnections, provider: "fcm", app: id).record(await endpoint.openConnections)
+            }
         }
     }
 
@@ -85,6 +119,7 @@ public struct DeliveryPool: Sendable {
     public func shutdown() async {
         for app in self.apps.values {
             await app.apns?.shutdown()
+            await app.fcm?.shutdown()
         }
     }
 }

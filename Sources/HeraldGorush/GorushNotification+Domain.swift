@@ -25,7 +25,8 @@ extension GorushNotification {
                 priority: priority,
                 expiration: self.expiration,
                 collapseID: self.collapseID,
-                pushType: self.pushType
+                pushType: self.pushType,
+                callerReference: self.notifID
             )
         }
     }

@@ -1,4 +1,4 @@
-public import HeraldCore
+import HeraldCore
 
 /// The body of gorush's `POST /api/push`, field for field (gorush-api.md §2). Every field is
 /// optional, as in gorush; a field of the wrong JSON type fails the whole request, as in gorush.
@@ -45,6 +45,15 @@ struct GorushNotification: Decodable {
     var attributesType: String?
     var attributes: [String: JSONValue]?
     var relevanceScore: Double?
+    // Android (FCM HTTP v1 objects, passed through; gorush-api.md §2.5)
+    var fcmNotification: JSONValue?
+    var android: JSONValue?
+    var apns: JSONValue?
+    var webpush: JSONValue?
+    var fcmOptions: JSONValue?
+    var condition: String?
+    /// Legacy FCM field, mapped to `android.ttl`.
+    var timeToLive: Int64?
 
     enum CodingKeys: String, CodingKey {
         case notifID = "notif_id"
@@ -67,6 +76,11 @@ struct GorushNotification: Decodable {
         case attributesType = "attributes-type"
         case attributes
         case relevanceScore = "relevance-score"
+        case fcmNotification = "notification"
+        case android, apns, webpush
+        case fcmOptions = "fcm_options"
+        case condition
+        case timeToLive = "time_to_live"
     }
 
     /// gorush's platform numbers.
@@ -90,5 +104,12 @@ struct GorushNotification: Decodable {
     /// counted: gorush appends it to the tokens later, in its worker.
     var targetCount: Int {
         (self.tokens?.count ?? 0) + ((self.topic ?? "").isEmpty ? 0 : 1)
+    }
+
+    /// The tokens an Android entry is sent to: `tokens`, then `to` (gorush appends it).
+    var androidTokens: [String] {
+        var tokens = self.tokens ?? []
+        if let to = self.to, !to.isEmpty { tokens.append(to) }
+        return tokens
     }
 }

@@ -1,4 +1,4 @@
-public import HeraldCore
+import HeraldCore
 public import HeraldDelivery
 public import Hummingbird
 import NIOCore
@@ -13,6 +13,12 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         public var maximumBodySize = 4 << 20
         /// gorush's `log.hide_token`.
         public var hideTokens = true
+        /// gorush's async mode (`core.sync: false`): answer at once and deliver afterwards
+        /// through this dispatcher; failures then reach only the feedback webhook. `nil` is
+        /// sync mode.
+        public var dispatcher: GorushDispatcher?
+        /// The running configuration, secrets masked, served at `/api/config`.
+        public var configurationText: String?
 
         public init() {}
     }
@@ -27,9 +33,18 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         self.configuration = configuration
     }
 
-    public func register(on router: Router<Context>) {
+    public func register(on router: some RouterMethods<Context>) {
         router.post("/api/push") { request, context in try await self.push(request, context: context) }
         router.get("/api/stat/app") { _, _ in Self.json(status: .ok, self.statistics.json) }
+        if let text = self.configuration.configurationText {
+            router.get("/api/config") { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [.contentType: "application/yaml; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: text))
+                )
+            }
+        }
     }
 
     func push(_ request: Request, context: Context) async throws -> Response {
@@ -43,11 +58,37 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         let enabled = notifications.filter { $0.enabledPlatform != nil }
         let counts = enabled.reduce(0) { $0 + $1.targetCount }
         self.statistics.accepted(counts: counts)
-        let logs = await self.deliver(enabled)
+        let logs: [GorushLogEntry]
+        if let dispatcher = self.configuration.dispatcher {
+            logs = self.dispatch(enabled, through: dispatcher)
+        } else {
+            logs = await self.deliver(enabled)
+        }
         return Self.json(
             status: .ok,
             .object([("counts", .number(Double(counts))), ("logs", .array(logs.map(\.json))), ("success", .string("ok"))])
         )
+    }
+
+    /// Async mode: hands the entries to the dispatcher and answers at once. Entries that would
+    /// pass its limit get gorush's "max capacity reached", one per target.
+    private func dispatch(_ notifications: [GorushNotification], through dispatcher: GorushDispatcher) -> [GorushLogEntry] {
+        var refused: [GorushLogEntry] = []
+        for entry in notifications {
+            let targets = entry.enabledPlatform == .android ? entry.fcmNotifications().count : entry.apnsNotifications().count
+            let accepted = dispatcher.submit(count: max(targets, 1)) {
+                _ = await self.deliver([entry])
+            }
+            if !accepted {
+                let platform = entry.enabledPlatform == .android ? "android" : "ios"
+                let tokens = entry.enabledPlatform == .android ? entry.androidTokens : entry.tokens ?? []
+                for token in tokens {
+                    self.statistics.pushed(platform: platform, succeeded: false)
+                    refused.append(self.failure(entry, platform: platform, token: token, error: "max capacity reached"))
+                }
+            }
+        }
+        return refused
     }
 
     /// Sends every target of every entry at once and returns the failures.
@@ -61,27 +102,24 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
                     for var push in entry.apnsNotifications() {
                         push.device.app = app
                         group.addTask { [push] in
-                            let outcome: DeliveryOutcome
-                            do {
-                                outcome = try await self.pool.send(push)
-                            } catch {
-                                // gorush's answer when its queue is full.
-                                self.statistics.pushed(platform: "ios", succeeded: false)
-                                return self.failure(entry, platform: "ios", token: push.device.token, error: "max capacity reached")
-                            }
-                            self.statistics.pushed(platform: "ios", succeeded: outcome == .delivered)
-                            guard outcome != .delivered else { return nil }
-                            return self.failure(entry, platform: "ios", token: push.device.token, error: outcome.reason)
+                            await self.send(push, of: entry, platform: "ios")
                         }
                     }
-                default:
-                    // FCM delivery arrives with the FCM client; until then each token fails visibly.
-                    for token in entry.tokens ?? [] {
+                case .android:
+                    if let problem = entry.androidProblem {
                         group.addTask {
                             self.statistics.pushed(platform: "android", succeeded: false)
-                            return self.failure(entry, platform: "android", token: token, error: "UnsupportedPlatform")
+                            return self.failure(entry, platform: "android", token: "", error: problem)
+                        }
+                        continue
+                    }
+                    for push in entry.fcmNotifications() {
+                        group.addTask { [push] in
+                            await self.send(push, of: entry, platform: "android")
                         }
                     }
+                case .huawei, nil:
+                    break
                 }
             }
             var failures: [GorushLogEntry] = []
@@ -90,6 +128,23 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             }
             return failures
         }
+    }
+
+    /// Delivers one push and returns its failure entry, if it failed.
+    private func send(_ push: PushNotification, of entry: GorushNotification, platform: String) async -> GorushLogEntry? {
+        let outcome: DeliveryOutcome
+        do {
+            outcome = try await self.pool.send(push)
+        } catch {
+            // gorush's answer when its queue is full.
+            self.statistics.pushed(platform: platform, succeeded: false)
+            return self.failure(entry, platform: platform, token: push.device.token, error: "max capacity reached")
+        }
+        self.statistics.pushed(platform: platform, succeeded: outcome == .delivered)
+        guard outcome != .delivered else { return nil }
+        // A topic or condition message has no token; gorush logs the topic in its place.
+        let target = push.device.token.isEmpty ? (push.device.topic ?? entry.condition ?? "") : push.device.token
+        return self.failure(entry, platform: platform, token: target, error: outcome.reason)
     }
 
     private func failure(_ entry: GorushNotification, platform: String, token: String, error: String) -> GorushLogEntry {

@@ -27,6 +27,7 @@ public struct HeraldNode: Sendable {
     public static func build(
         configuration: HeraldConfiguration,
         logger: Logger,
+        configurationText: String? = nil,
         onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
     ) throws -> HeraldNode {
         let store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment)
@@ -42,12 +43,20 @@ public struct HeraldNode: Sendable {
         ]
 
         let registry = Registry(log: store.log, view: store.view)
+        let feedback = configuration.feedback.url.map { url in
+            var webhook = FeedbackWebhook.Configuration(url: url, bearerToken: configuration.feedback.bearerToken)
+            webhook.requestTimeout = configuration.feedback.timeout
+            webhook.maximumAttempts = configuration.feedback.maximumAttempts
+            webhook.queueLimit = configuration.feedback.queueLimit
+            return FeedbackWebhook(configuration: webhook, metrics: factory, logger: logger)
+        }
         let delivery: DeliveryPool?
         do {
             delivery = try configuration.makeDeliveryPool(
                 group: MultiThreadedEventLoopGroup.singleton,
                 metrics: DeliveryMetrics(factory: factory),
                 deadTokenHandlers: [RegistryDeadTokenHandler(registry: registry, logger: logger)],
+                failureObservers: feedback.map { [$0] } ?? [],
                 logger: logger
             )
         } catch {
@@ -64,9 +73,25 @@ public struct HeraldNode: Sendable {
             metricsToken: configuration.metrics.bearerToken,
             delivery: delivery
         ).register(on: router)
+        var dispatcher: GorushDispatcher?
         if let delivery {
-            GorushRoutes<HeraldRequestContext>(pool: delivery, statistics: GorushStatistics(factory: factory)).register(on: router)
+            var gorush = GorushRoutes<HeraldRequestContext>.Configuration()
+            if !configuration.gorush.sync { dispatcher = GorushDispatcher(limit: configuration.gorush.queueLimit) }
+            gorush.dispatcher = dispatcher
+            gorush.configurationText = configurationText
+            // Routes added through the group carry its middleware; the paths stay gorush's.
+            let api = router.group()
+            if let token = configuration.api.bearerToken {
+                api.add(middleware: BearerTokenMiddleware(token: token))
+            }
+            GorushRoutes<HeraldRequestContext>(pool: delivery, statistics: GorushStatistics(factory: factory), configuration: gorush).register(on: api)
         }
+        // Listed so that graceful shutdown, which runs in reverse, drains async pushes first,
+        // then closes provider connections, then posts the last feedback, then closes the store.
+        var services: [any Service] = [StoreService(store: store), store.follower(logger: logger)]
+        if let feedback { services.append(DrainingService(run: { await feedback.run() }, finish: { feedback.finish() })) }
+        if let delivery { services.append(DeliveryService(pool: delivery)) }
+        if let dispatcher { services.append(DrainingService(run: { await dispatcher.run() }, finish: { dispatcher.finish() })) }
 
         let application = Application(
             router: router,
@@ -74,7 +99,7 @@ public struct HeraldNode: Sendable {
                 address: .hostname(configuration.server.host, port: configuration.server.port),
                 serverName: "herald"
             ),
-            services: [StoreService(store: store), store.follower(logger: logger)] + (delivery.map { [DeliveryService(pool: $0)] } ?? []),
+            services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress) },
             logger: logger
         )

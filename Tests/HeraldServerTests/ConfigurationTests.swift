@@ -50,7 +50,7 @@ import Testing
     @Test func flagsBeatEnvironmentBeatsFileBeatsDefaults() async throws {
         let file = "server:\n  port: 1000\n  host: 10.0.0.1\nstore:\n  path: /from-file\nlog:\n  level: debug\n"
         let environment = ["HERALD_SERVER_PORT": "2000", "HERALD_STORE_PATH": "/from-env"]
-        let effective = try await load(["--server-port", "3000"], environment: environment, file: file)
+        let effective = try await load(["--server-port", "3000", "--api-bearer-token", "t"], environment: environment, file: file)
         #expect(effective.configuration.server.port == 3000)
         #expect(effective.configuration.store.path == "/from-env")
         #expect(effective.configuration.server.host == "10.0.0.1")
@@ -66,12 +66,57 @@ import Testing
     @Test func everyKeyIsSettableByItsDocumentedVariableAndFlag() async throws {
         // delivery.default-app must name a configured app; appsAreFoundInTheFile… covers it.
         for key in HeraldConfiguration.keys where !key.isTemplate && key.name != "delivery.default-app" {
-            let value = key.defaultValue ?? "token"
+            let value = key.defaultValue ?? (key.name.hasSuffix(".url") ? "https://example.com/hook" : "token")
             let fromEnvironment = try await load(environment: [key.environmentVariable: value])
             #expect(fromEnvironment.entries.first { $0.key == key }?.source == "environment variable \(key.environmentVariable)")
             let fromFlag = try await load([key.flag, value])
             #expect(fromFlag.entries.first { $0.key == key }?.source == "flag \(key.flag)")
         }
+    }
+
+    @Test func listeningBeyondLoopbackRequiresAnAPIToken() async throws {
+        let error = await error(["--server-host", "0.0.0.0"])
+        #expect(error?.message.contains("api.bearer-token") == true)
+        let configuration = try await load(["--server-host", "0.0.0.0", "--api-bearer-token", "s3cret"]).configuration
+        #expect(configuration.api.bearerToken == "s3cret")
+        #expect(try await load(["--server-host", "127.0.0.2"]).configuration.api.bearerToken == nil)
+    }
+
+    @Test func fcmOnlyAppsAndCertificateAppsAreAccepted() async throws {
+        let file = """
+            apps:
+              android:
+                fcm:
+                  service-account-file: /keys/sa.json
+                  connections: 3
+              legacy:
+                apns:
+                  certificate-file: /keys/cert.pem
+                  certificate-key-file: /keys/key.pem
+            """
+        let apps = try await load(file: file).configuration.apps
+        #expect(apps["android"]?.apns == nil)
+        #expect(apps["android"]?.fcm?.serviceAccountFile == "/keys/sa.json")
+        #expect(apps["android"]?.fcm?.connections == 3)
+        #expect(apps["android"]?.fcm?.effectiveHost == "fcm.googleapis.com")
+        #expect(apps["legacy"]?.fcm == nil)
+        #expect(apps["legacy"]?.apns?.certificateFile == "/keys/cert.pem")
+    }
+
+    @Test func halfConfiguredProvidersNameTheMissingKey() async {
+        let both = await error(file: "apps:\n  a:\n    apns:\n      key-file: k\n      key-id: K\n      team-id: T\n      certificate-file: c\n")
+        #expect(both?.message.contains("alternatives") == true)
+        let noKey = await error(file: "apps:\n  a:\n    apns:\n      certificate-file: c\n")
+        #expect(noKey?.message.contains("apps.a.apns.certificate-key-file") == true)
+        let noAccount = await error(file: "apps:\n  a:\n    fcm:\n      project-id: p\n")
+        #expect(noAccount?.message.contains("apps.a.fcm.service-account-file") == true)
+        let nothing = await error(file: "apps:\n  a:\n    fcm:\n      port: 443\n")
+        #expect(nothing?.message.contains("has no provider") == true)
+    }
+
+    @Test func feedbackURLMustBeHTTP() async {
+        let error = await error(["--feedback-url", "ftp://example.com/x"])
+        #expect(error?.message.contains("feedback.url") == true)
     }
 
     @Test func flagWithEqualsSignIsAccepted() async throws {

@@ -31,3 +31,9 @@ public struct APNSResponse: Sendable, Hashable {
         APNSReason.decision(status: self.status, reason: self.reason, retryAfter: self.retryAfter)
     }
 }
+
+extension APNSRequest: ProviderRequest {
+    public func decision(for response: HTTP2Response) -> ProviderDecision {
+        APNSResponse(response).decision
+    }
+}

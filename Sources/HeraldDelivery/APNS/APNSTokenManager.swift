@@ -53,11 +53,6 @@ public actor APNSTokenManager {
         self.pendingKey = key
     }
 
-    /// The `authorization` header value: `bearer <token>`.
-    public func authorization() async throws -> String {
-        "bearer " + (try await self.token())
-    }
-
     /// The current token, minted first when there is none or it is 50 minutes old.
     public func token() async throws -> String {
         if let current = self.current, self.now().timeIntervalSince(current.issuedAt) < Self.refreshAge {
@@ -108,4 +103,19 @@ struct APNSProviderClaims: JWTPayload {
     var iat: IssuedAtClaim
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+extension APNSTokenManager: ProviderCredentials {
+    public func authorization() async throws(CredentialsError) -> String {
+        do {
+            return "bearer " + (try await self.token())
+        } catch {
+            // The key parsed at start-up, so signing can only fail for a reason that repeats.
+            throw CredentialsError("cannot sign an APNs provider token: \(error)", isPermanent: true)
+        }
+    }
+
+    public func authorizationRejected(_ authorization: String) async {
+        _ = try? await self.tokenRejected(String(authorization.dropFirst("bearer ".count)))
+    }
 }

@@ -33,7 +33,8 @@ public final class HTTP2Connection: Sendable {
             tls.minimumTLSVersion = .tlsv12
             tls.applicationProtocols = ["h2"]
             if let trustRootsPEM {
-                tls.trustRoots = .certificates(try trustRootsPEM.map { try NIOSSLCertificate(bytes: Array($0.utf8), format: .pem) })
+                // A file may hold several certificates; every one is trusted.
+                tls.trustRoots = .certificates(try trustRootsPEM.flatMap { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) })
             }
             self.tls = tls
             self.connectTimeout = connectTimeout

@@ -241,6 +241,33 @@ extension HeraldConfiguration {
             self.log.format = format
         case "delivery.default-app":
             self.delivery.defaultApp = raw.trimmingSpaces
+        case "api.bearer-token":
+            guard !raw.isEmpty else { throw invalid("a non-empty token") }
+            self.api.bearerToken = raw
+        case "gorush.sync":
+            guard let value = ConfigurationValueParsing.bool(raw) else { throw invalid("true or false") }
+            self.gorush.sync = value
+        case "gorush.queue-limit":
+            guard let value = Int(raw.trimmingSpaces), value >= 1 else { throw invalid("a positive number") }
+            self.gorush.queueLimit = value
+        case "feedback.url":
+            let value = raw.trimmingSpaces
+            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw invalid("an http or https URL")
+            }
+            self.feedback.url = value
+        case "feedback.bearer-token":
+            guard !raw.isEmpty else { throw invalid("a non-empty token") }
+            self.feedback.bearerToken = raw
+        case "feedback.timeout":
+            guard let timeout = ConfigurationValueParsing.duration(raw), timeout > .zero else { throw invalid("a duration such as 10s") }
+            self.feedback.timeout = timeout
+        case "feedback.max-attempts":
+            guard let value = Int(raw.trimmingSpaces), (1...100).contains(value) else { throw invalid("a number from 1 to 100") }
+            self.feedback.maximumAttempts = value
+        case "feedback.queue-limit":
+            guard let value = Int(raw.trimmingSpaces), value >= 1 else { throw invalid("a positive number") }
+            self.feedback.queueLimit = value
         case "metrics.bearer-token":
             guard !raw.isEmpty else { throw invalid("a non-empty token") }
             self.metrics.bearerToken = raw
@@ -250,36 +277,79 @@ extension HeraldConfiguration {
     }
 
     private mutating func set(template: String, app: String, raw: String, invalid: (String) -> ConfigurationError) throws {
-        var apns = self.apps[app]?.apns ?? App.APNS()
         let value = raw.trimmingSpaces
+        let optional = value.isEmpty ? nil : value
+        func port() throws -> Int {
+            guard let port = ConfigurationValueParsing.port(value), port > 0 else { throw invalid("a port number from 1 to 65535") }
+            return port
+        }
+        func connections() throws -> Int {
+            guard let count = Int(value), (1...64).contains(count) else { throw invalid("a number of connections from 1 to 64") }
+            return count
+        }
+        var settings = self.apps[app] ?? App()
+        var apns = settings.apns ?? App.APNS()
+        var fcm = settings.fcm ?? App.FCM()
         switch template {
         case "apps.<app>.apns.key-file": apns.keyFile = value
         case "apps.<app>.apns.key-id": apns.keyID = value
         case "apps.<app>.apns.team-id": apns.teamID = value
-        case "apps.<app>.apns.topic": apns.topic = value.isEmpty ? nil : value
+        case "apps.<app>.apns.certificate-file": apns.certificateFile = value
+        case "apps.<app>.apns.certificate-key-file": apns.certificateKeyFile = value
+        case "apps.<app>.apns.topic": apns.topic = optional
         case "apps.<app>.apns.environment":
             guard let environment = App.APNS.Environment(rawValue: value.lowercased()) else { throw invalid("production or sandbox") }
             apns.environment = environment
-        case "apps.<app>.apns.host": apns.host = value.isEmpty ? nil : value
-        case "apps.<app>.apns.port":
-            guard let port = ConfigurationValueParsing.port(value), port > 0 else { throw invalid("a port number from 1 to 65535") }
-            apns.port = port
-        case "apps.<app>.apns.ca-file": apns.caFile = value.isEmpty ? nil : value
-        case "apps.<app>.apns.connections":
-            guard let count = Int(value), (1...64).contains(count) else { throw invalid("a number of connections from 1 to 64") }
-            apns.connections = count
+        case "apps.<app>.apns.host": apns.host = optional
+        case "apps.<app>.apns.port": apns.port = try port()
+        case "apps.<app>.apns.ca-file": apns.caFile = optional
+        case "apps.<app>.apns.connections": apns.connections = try connections()
+        case "apps.<app>.fcm.service-account-file": fcm.serviceAccountFile = value
+        case "apps.<app>.fcm.project-id": fcm.projectID = optional
+        case "apps.<app>.fcm.host": fcm.host = optional
+        case "apps.<app>.fcm.port": fcm.port = try port()
+        case "apps.<app>.fcm.ca-file": fcm.caFile = optional
+        case "apps.<app>.fcm.connections": fcm.connections = try connections()
         default:
             throw ConfigurationError(.unknownKey, "configuration key template \(template) is listed but not handled")
         }
-        self.apps[app, default: App()].apns = apns
+        settings.apns = apns
+        settings.fcm = fcm
+        self.apps[app] = settings
     }
 
-    /// Checks that hold between keys.
-    func validate() throws {
-        for (app, settings) in self.apps.sorted(by: { $0.key < $1.key }) {
-            guard let apns = settings.apns else { continue }
-            for (name, value) in [("key-file", apns.keyFile), ("key-id", apns.keyID), ("team-id", apns.teamID)] where value?.isEmpty ?? true {
-                throw ConfigurationError(.invalidValue, "configuration key apps.\(app).apns.\(name) is required for the app's APNs credentials")
+    /// Checks that hold between keys. A provider section holding only defaults is dropped, so an
+    /// app has APNs, FCM or both exactly when their credentials are configured.
+    mutating func validate() throws {
+        for (app, var settings) in self.apps.sorted(by: { $0.key < $1.key }) {
+            if let apns = settings.apns, !apns.isConfigured { settings.apns = nil }
+            if let fcm = settings.fcm, !fcm.isConfigured { settings.fcm = nil }
+            self.apps[app] = settings
+            if let apns = settings.apns {
+                if apns.certificateFile != nil || apns.certificateKeyFile != nil {
+                    guard apns.keyFile == nil else {
+                        throw ConfigurationError(
+                            .invalidValue,
+                            "configuration keys apps.\(app).apns.key-file and apps.\(app).apns.certificate-file are alternatives; set one"
+                        )
+                    }
+                    for (name, value) in [("certificate-file", apns.certificateFile), ("certificate-key-file", apns.certificateKeyFile)] where value?.isEmpty ?? true {
+                        throw ConfigurationError(.invalidValue, "configuration key apps.\(app).apns.\(name) is required for the app's APNs certificate")
+                    }
+                } else {
+                    for (name, value) in [("key-file", apns.keyFile), ("key-id", apns.keyID), ("team-id", apns.teamID)] where value?.isEmpty ?? true {
+                        throw ConfigurationError(.invalidValue, "configuration key apps.\(app).apns.\(name) is required for the app's APNs credentials")
+                    }
+                }
+            }
+            if let fcm = settings.fcm, fcm.serviceAccountFile?.isEmpty ?? true {
+                throw ConfigurationError(.invalidValue, "configuration key apps.\(app).fcm.service-account-file is required for the app's FCM credentials")
+            }
+            if settings.apns == nil, settings.fcm == nil {
+                throw ConfigurationError(
+                    .invalidValue,
+                    "app '\(app)' has no provider: set apps.\(app).apns.key-file (or certificate-file) or apps.\(app).fcm.service-account-file"
+                )
             }
         }
         if let defaultApp = self.delivery.defaultApp, self.apps[defaultApp] == nil {
@@ -288,12 +358,24 @@ extension HeraldConfiguration {
                 "configuration key delivery.default-app names '\(defaultApp)', which is not a configured app (\(self.apps.keys.sorted().joined(separator: ", ")))"
             )
         }
+        if self.api.bearerToken == nil, !Self.isLoopback(self.server.host) {
+            throw ConfigurationError(
+                .invalidValue,
+                "configuration key api.bearer-token is required when server.host (\(self.server.host)) is not a loopback address: the push API must not be open to the network"
+            )
+        }
         if self.store.environment.mapSize > self.store.environment.maxMapSize {
             throw ConfigurationError(
                 .invalidValue,
                 "configuration key store.map-size (\(self.store.environment.mapSize)) is larger than store.max-map-size (\(self.store.environment.maxMapSize))"
             )
         }
+    }
+}
+
+extension HeraldConfiguration {
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }
 

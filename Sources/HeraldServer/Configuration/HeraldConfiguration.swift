@@ -25,7 +25,7 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var format: Format = .text
     }
 
-    /// One app Herald delivers for: its APNs credentials (FCM joins later).
+    /// One app Herald delivers for: its APNs credentials, its FCM project, or both.
     public struct App: Sendable, Hashable {
         public struct APNS: Sendable, Hashable {
             public enum Environment: String, Sendable, Hashable, CaseIterable {
@@ -36,6 +36,10 @@ public struct HeraldConfiguration: Sendable, Hashable {
             public var keyFile: String?
             public var keyID: String?
             public var teamID: String?
+            /// Certificate authentication, the alternative to a signing key: PEM client
+            /// certificate and its private key.
+            public var certificateFile: String?
+            public var certificateKeyFile: String?
             public var topic: String?
             public var environment: Environment = .production
             /// Overrides the environment's host, for a test peer such as `herald mock-apns`.
@@ -50,18 +54,66 @@ public struct HeraldConfiguration: Sendable, Hashable {
             public var effectiveHost: String {
                 self.host ?? (self.environment == .production ? "api.push.apple.com" : "api.sandbox.push.apple.com")
             }
+
+            /// Whether any credential key is set; an APNS section without one is only defaults.
+            var isConfigured: Bool {
+                [self.keyFile, self.keyID, self.teamID, self.certificateFile, self.certificateKeyFile].contains { $0 != nil }
+            }
+        }
+
+        public struct FCM: Sendable, Hashable {
+            /// The service-account JSON key file of the Firebase project.
+            public var serviceAccountFile: String?
+            /// Overrides the service account's `project_id` in the send path.
+            public var projectID: String?
+            /// Overrides fcm.googleapis.com, for a test peer such as `herald mock-fcm`.
+            public var host: String?
+            public var port: Int = 443
+            /// PEM certificates to trust instead of the system roots, for FCM and its token
+            /// endpoint (a test peer).
+            public var caFile: String?
+            public var connections: Int = 2
+
+            public init() {}
+
+            public var effectiveHost: String { self.host ?? "fcm.googleapis.com" }
+
+            var isConfigured: Bool { self.serviceAccountFile != nil || self.projectID != nil }
         }
 
         public var apns: APNS?
+        public var fcm: FCM?
 
-        public init(apns: APNS? = nil) {
+        public init(apns: APNS? = nil, fcm: FCM? = nil) {
             self.apns = apns
+            self.fcm = fcm
         }
     }
 
     public struct Delivery: Sendable, Hashable {
         /// The app of notifications that name none; with one app configured, that app.
         public var defaultApp: String?
+    }
+
+    public struct API: Sendable, Hashable {
+        /// When set, the push APIs (`/api/*`) answer only requests bearing this token.
+        public var bearerToken: String?
+    }
+
+    public struct Gorush: Sendable, Hashable {
+        /// gorush's `core.sync`: answer `/api/push` after delivery, with the failures.
+        public var sync = true
+        /// gorush's `core.queue_num`: pushes waiting or running in async mode.
+        public var queueLimit = 8192
+    }
+
+    public struct Feedback: Sendable, Hashable {
+        /// Where failed pushes are posted; `nil` posts none.
+        public var url: String?
+        public var bearerToken: String?
+        public var timeout: Duration = .seconds(10)
+        public var maximumAttempts = 5
+        public var queueLimit = 10_000
     }
 
     public struct Metrics: Sendable, Hashable {
@@ -75,6 +127,9 @@ public struct HeraldConfiguration: Sendable, Hashable {
     public var metrics = Metrics()
     public var apps: [String: App] = [:]
     public var delivery = Delivery()
+    public var api = API()
+    public var gorush = Gorush()
+    public var feedback = Feedback()
 
     public init() {}
 
@@ -159,6 +214,78 @@ public struct HeraldConfiguration: Sendable, Hashable {
             help: "PEM certificates to trust instead of the system's, for a test peer."
         ),
         ConfigurationKey("apps.<app>.apns.connections", .integer(1...64), default: "2", help: "HTTP/2 connections kept to APNs for this app."),
+        ConfigurationKey(
+            "apps.<app>.apns.certificate-file",
+            .string,
+            default: nil,
+            help: "Certificate authentication instead of a signing key: the app's PEM client certificate."
+        ),
+        ConfigurationKey(
+            "apps.<app>.apns.certificate-key-file",
+            .string,
+            default: nil,
+            help: "PEM private key of `apps.<app>.apns.certificate-file` (may be the same file)."
+        ),
+        ConfigurationKey(
+            "apps.<app>.fcm.service-account-file",
+            .string,
+            default: nil,
+            help: "The Firebase project's service-account JSON key file (FCM HTTP v1, OAuth 2.0)."
+        ),
+        ConfigurationKey(
+            "apps.<app>.fcm.project-id",
+            .string,
+            default: nil,
+            help: "Project id (or number) in the send URL instead of the service account's `project_id`."
+        ),
+        ConfigurationKey(
+            "apps.<app>.fcm.host",
+            .string,
+            default: nil,
+            help: "FCM host instead of fcm.googleapis.com, for a test peer such as `herald mock-fcm`."
+        ),
+        ConfigurationKey("apps.<app>.fcm.port", .port, default: "443", help: "FCM port."),
+        ConfigurationKey(
+            "apps.<app>.fcm.ca-file",
+            .string,
+            default: nil,
+            help: "PEM certificates to trust instead of the system's, for FCM and the token endpoint of a test peer."
+        ),
+        ConfigurationKey("apps.<app>.fcm.connections", .integer(1...64), default: "2", help: "HTTP/2 connections kept to FCM for this app."),
+        ConfigurationKey(
+            "api.bearer-token",
+            .string,
+            default: nil,
+            secret: true,
+            help: "When set, `/api/*` requires `Authorization: Bearer <token>`. Required when `server.host` is not a loopback address."
+        ),
+        ConfigurationKey(
+            "gorush.sync",
+            .bool,
+            default: "true",
+            help: "`true` answers `/api/push` after delivery with the failures; `false` answers at once (gorush's default) and reports failures to the feedback webhook."
+        ),
+        ConfigurationKey(
+            "gorush.queue-limit",
+            .integer(1...10_000_000),
+            default: "8192",
+            help: "Async mode: pushes waiting or running at once; beyond it targets fail with `max capacity reached`."
+        ),
+        ConfigurationKey(
+            "feedback.url",
+            .string,
+            default: nil,
+            help: "http(s) URL that receives one JSON POST per failed push (gorush's failed-push entry plus `result`, `id`, `app`, `time`)."
+        ),
+        ConfigurationKey("feedback.bearer-token", .string, default: nil, secret: true, help: "Sent as `Authorization: Bearer <token>` to the feedback URL."),
+        ConfigurationKey("feedback.timeout", .duration, default: "10s", help: "How long one feedback POST may take."),
+        ConfigurationKey("feedback.max-attempts", .integer(1...100), default: "5", help: "Attempts per event, with back-off, before it is logged and dropped."),
+        ConfigurationKey(
+            "feedback.queue-limit",
+            .integer(1...10_000_000),
+            default: "10000",
+            help: "Events waiting to be posted; beyond it new events are dropped and counted in `herald_feedback_events_total`."
+        ),
         ConfigurationKey(
             "metrics.bearer-token",
             .string,

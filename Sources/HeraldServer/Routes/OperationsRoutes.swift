@@ -46,10 +46,7 @@ struct OperationsRoutes: Sendable {
 
     func metrics(_ request: Request) async throws -> Response {
         if let token = self.metricsToken {
-            let presented = request.headers[.authorization] ?? ""
-            guard Self.constantTimeEquals(Array(presented.utf8), Array("Bearer \(token)".utf8)) else {
-                throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer realm=\"herald-metrics\""], message: "a bearer token is required for /metrics")
-            }
+            try BearerTokenMiddleware<HeraldRequestContext>(token: token, realm: "herald-metrics").authorize(request)
         }
         await self.storeMetrics.refresh()
         await self.delivery?.sampleGauges()
@@ -62,16 +59,5 @@ struct OperationsRoutes: Sendable {
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
         )
-    }
-
-    /// Compares without an early exit, so response time does not reveal how much of a guess matched.
-    static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        var difference: UInt8 = lhs.count == rhs.count ? 0 : 1
-        for index in 0..<max(lhs.count, rhs.count) {
-            let a = index < lhs.count ? lhs[index] : 0
-            let b = index < rhs.count ? rhs[index] : 0
-            difference |= a ^ b
-        }
-        return difference == 0
     }
 }

@@ -1,0 +1,275 @@
+public import HeraldCore
+public import Logging
+public import NIOCore
+
+/// Delivers requests to one provider endpoint (host and credentials) over a few kept HTTP/2
+/// connections, with bounded admission, retries with back-off and a deadline per notification.
+/// APNs and FCM differ only in the `ProviderRequest` they send and the credentials they use.
+///
+/// Every admitted request ends in exactly one `DeliveryOutcome`; one that cannot be admitted gets
+/// `DeliveryError.overloaded` straight away.
+public actor ProviderEndpoint {
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        /// `:authority` and TLS server name; the host name of the real service.
+        public var authority: String
+        public var trustRootsPEM: [String]?
+        /// A TLS client certificate: APNs certificate authentication.
+        public var clientIdentity: TLSClientIdentity?
+        /// Connections kept open when there is work.
+        public var connections: Int = 2
+        /// Notifications admitted at once (in flight, waiting for a stream, or waiting to retry).
+        public var queueLimit: Int = 20_000
+        /// How long one attempt may wait for its answer.
+        public var requestTimeout: Duration = .seconds(15)
+        /// How long a notification may take over all its attempts.
+        public var deadline: Duration = .seconds(60)
+        public var maximumAttempts: Int = 6
+        /// Keep-alive PING interval of each connection.
+        public var pingInterval: Duration? = .seconds(60)
+        public var backoff = Backoff()
+
+        public init(host: String, port: Int = 443, authority: String? = nil, trustRootsPEM: [String]? = nil) {
+            self.host = host
+            self.port = port
+            self.authority = authority ?? host
+            self.trustRootsPEM = trustRootsPEM
+        }
+    }
+
+    /// The provider's name in messages and logs ("APNs", "FCM").
+    public nonisolated let provider: String
+    public nonisolated let configuration: Configuration
+    /// `nil` when the TLS client certificate is the credential.
+    private let credentials: (any ProviderCredentials)?
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private var connections: [HTTP2Connection] = []
+    private var connecting: Task<HTTP2Connection, any Error>?
+    private var connectFailures = 0
+    private var lastConnectError: String?
+    private var nextConnectAt = ContinuousClock.now
+    private var admitted = 0
+    private var isShuttingDown = false
+
+    public init(
+        provider: String,
+        configuration: Configuration,
+        credentials: (any ProviderCredentials)?,
+        group: any EventLoopGroup,
+        logger: Logger
+    ) {
+        self.provider = provider
+        self.configuration = configuration
+        self.credentials = credentials
+        self.group = group
+        self.logger = logger
+    }
+
+    /// Notifications admitted and not yet finished.
+    public var queueDepth: Int { self.admitted }
+    /// Connections open now.
+    public var openConnections: Int { self.connections.filter(\.isUsable).count }
+
+    /// Delivers `request` and returns how it ended; throws `DeliveryError` only when it was not
+    /// admitted (queue full, shutting down).
+    public nonisolated func send(_ request: some ProviderRequest) async throws(DeliveryError) -> DeliveryOutcome {
+        try await self.admit()
+        let outcome = await self.deliver(request)
+        await self.finish()
+        return outcome
+    }
+
+    /// Closes every connection; later `send` calls are refused.
+    public func shutdown() async {
+        self.isShuttingDown = true
+        self.connecting?.cancel()
+        let open = self.connections
+        self.connections = []
+        for connection in open { await connection.close() }
+    }
+
+    private func admit() throws(DeliveryError) {
+        guard !self.isShuttingDown else { throw self.shuttingDownError }
+        guard self.admitted < self.configuration.queueLimit else {
+            throw DeliveryError(
+                .overloaded,
+                "\(self.admitted) notifications already queued for \(self.provider) at \(self.configuration.host)",
+                retryAfter: .seconds(1)
+            )
+        }
+        self.admitted += 1
+    }
+
+    private var shuttingDownError: DeliveryError {
+        DeliveryError(.shuttingDown, "the \(self.provider) endpoint \(self.configuration.host) is shutting down", retryAfter: .seconds(5))
+    }
+
+    private func finish() {
+        self.admitted -= 1
+    }
+
+    /// Attempts until an outcome, the attempt limit or the deadline.
+    private nonisolated func deliver(_ request: some ProviderRequest) async -> DeliveryOutcome {
+        let deadline = ContinuousClock.now + self.configuration.deadline
+        var attempt = 0
+        var lastReason = "no attempt"
+        var refreshedCredentials = false
+        var random = SystemRandomNumberGenerator()
+        while attempt < self.configuration.maximumAttempts {
+            attempt += 1
+            let decision: ProviderDecision
+            var authorization: String?
+            var used: HTTP2Connection?
+            do {
+                let connection = try await self.connection(before: deadline)
+                used = connection
+                authorization = try await self.credentials?.authorization()
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else {
+                    return .failed(reason: "deadline exceeded after \(attempt - 1) attempts: \(lastReason)")
+                }
+                let headers = request.headerBlock(authority: connection.authority, authorization: authorization)
+                let response = try await connection.send(headers: headers, body: request.body, deadline: min(self.configuration.requestTimeout, remaining))
+                decision = request.decision(for: response)
+            } catch is CancellationError {
+                return .failed(reason: "cancelled after \(attempt - 1) attempts")
+            } catch let error as HTTP2ConnectionError {
+                switch error.code {
+                case .streamReset, .timedOut:
+                    // The connection may be fine; the stream was not. Retry after a back-off.
+                    decision = .retry(reason: error.code.rawValue, after: nil, then: .none)
+                default:
+                    // The request may not have reached the provider; another connection gets it at once.
+                    decision = .retry(reason: error.peerReason ?? error.code.rawValue, after: nil, then: .newConnection)
+                }
+            } catch let error as CredentialsError {
+                guard !error.isPermanent else { return .failed(reason: error.reason) }
+                decision = .retry(reason: error.reason, after: nil, then: .none)
+            } catch let error as DeadlineExceeded {
+                return .failed(reason: "deadline exceeded after \(attempt - 1) attempts: \(error.reason)")
+            } catch let error as DeliveryError {
+                return .failed(reason: error.code.rawValue)
+            } catch {
+                decision = .retry(reason: "\(error)", after: nil, then: .none)
+            }
+
+            switch decision {
+            case .finish(let outcome):
+                return outcome
+            case .retry(let reason, let after, let preparation):
+                lastReason = reason
+                if preparation == .refreshToken, let authorization {
+                    // A fresh token that is refused too means the credentials, not their age, are
+                    // wrong: asking again would only repeat the refusal.
+                    guard !refreshedCredentials else { return .failed(reason: reason) }
+                    refreshedCredentials = true
+                    await self.credentials?.authorizationRejected(authorization)
+                    used?.retire(reason: reason)
+                }
+                if preparation == .newConnection {
+                    used?.retire(reason: reason)
+                }
+                guard attempt < self.configuration.maximumAttempts else { break }
+                // A connection-level failure or a refreshed token is retried at once; the
+                // provider's own refusals wait their back-off.
+                let delay =
+                    preparation != .none && after == nil
+                    ? Duration.zero : self.configuration.backoff.delay(afterAttempt: attempt, retryAfter: after, using: &random)
+                guard ContinuousClock.now + delay < deadline else {
+                    return .failed(reason: "deadline exceeded after \(attempt) attempts: \(reason)")
+                }
+                if delay > .zero {
+                    do {
+                        try await Task.sleep(for: delay)
+                    } catch {
+                        return .failed(reason: "cancelled after \(attempt) attempts")
+                    }
+                }
+            }
+        }
+        return .failed(reason: "gave up after \(attempt) attempts: \(lastReason)")
+    }
+
+    private struct DeadlineExceeded: Error {
+        var reason: String
+    }
+
+    /// A usable connection with a free stream if there is one, else the least busy, opening
+    /// connections up to the configured number as needed.
+    private func connection(before deadline: ContinuousClock.Instant) async throws -> HTTP2Connection {
+        while true {
+            guard !self.isShuttingDown else { throw self.shuttingDownError }
+            self.connections.removeAll { !$0.isUsable }
+            let usable = self.connections
+            if let free = usable.filter({ $0.openStreams < $0.maxConcurrentStreams }).min(by: { $0.openStreams < $1.openStreams }) {
+                return free
+            }
+            if usable.count < self.configuration.connections, self.connecting == nil, ContinuousClock.now >= self.nextConnectAt {
+                self.startConnecting()
+            }
+            // Every connection is at its stream limit: queue on the least busy one (its permits
+            // admit the request as streams free up) while another connection may be opening.
+            if let leastBusy = usable.min(by: { $0.openStreams < $1.openStreams }) {
+                return leastBusy
+            }
+            if let connecting = self.connecting {
+                _ = try? await connecting.value
+                continue
+            }
+            guard self.nextConnectAt < deadline else {
+                throw DeadlineExceeded(reason: self.lastConnectError.map { "cannot connect: \($0)" } ?? "no connection")
+            }
+            try await Task.sleep(until: self.nextConnectAt, clock: .continuous)
+        }
+    }
+
+    private func startConnecting() {
+        let configuration = self.configuration
+        let group = self.group
+        self.connecting = Task {
+            do {
+                var connectionConfiguration = try HTTP2Connection.Configuration(
+                    host: configuration.host,
+                    port: configuration.port,
+                    authority: configuration.authority,
+                    trustRootsPEM: configuration.trustRootsPEM
+                )
+                connectionConfiguration.pingInterval = configuration.pingInterval
+                if let identity = configuration.clientIdentity {
+                    try identity.apply(to: &connectionConfiguration.tls)
+                }
+                let connection = try await HTTP2Connection.connect(connectionConfiguration, group: group)
+                self.connected(connection)
+                return connection
+            } catch {
+                self.connectFailed(error)
+                throw error
+            }
+        }
+    }
+
+    private func connected(_ connection: HTTP2Connection) {
+        self.connecting = nil
+        self.connectFailures = 0
+        self.lastConnectError = nil
+        if self.isShuttingDown {
+            Task { await connection.close() }
+            return
+        }
+        self.connections.append(connection)
+    }
+
+    private func connectFailed(_ error: any Error) {
+        self.connecting = nil
+        self.connectFailures += 1
+        self.lastConnectError = "\(error)"
+        let delay = self.configuration.backoff.delay(afterAttempt: self.connectFailures)
+        self.nextConnectAt = ContinuousClock.now + delay
+        self.logger.warning(
+            "cannot connect to \(self.provider)",
+            metadata: ["provider.host": "\(self.configuration.host)", "error": "\(error)", "retry.in": "\(delay)"]
+        )
+    }
+}

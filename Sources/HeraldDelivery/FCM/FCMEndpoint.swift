@@ -1,0 +1,58 @@
+public import HeraldCore
+public import Logging
+public import NIOCore
+
+/// Delivers notifications to FCM HTTP v1 for one Firebase project. Connections, admission,
+/// retries and deadlines are the `ProviderEndpoint`'s; FCM v1 has no batch call, so throughput
+/// comes from concurrent streams on those connections.
+public struct FCMEndpoint: Sendable {
+    @dynamicMemberLookup
+    public struct Configuration: Sendable {
+        public var endpoint: ProviderEndpoint.Configuration
+        /// The project id (or number) in the send path; the service account's by default.
+        public var projectID: String
+
+        public init(projectID: String, host: String = "fcm.googleapis.com", port: Int = 443, authority: String? = nil, trustRootsPEM: [String]? = nil) {
+            self.projectID = projectID
+            self.endpoint = ProviderEndpoint.Configuration(host: host, port: port, authority: authority, trustRootsPEM: trustRootsPEM)
+        }
+
+        public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ProviderEndpoint.Configuration, Value>) -> Value {
+            get { self.endpoint[keyPath: keyPath] }
+            set { self.endpoint[keyPath: keyPath] = newValue }
+        }
+    }
+
+    public let configuration: Configuration
+    public let tokens: FCMTokenManager
+    private let endpoint: ProviderEndpoint
+
+    public init(configuration: Configuration, tokens: FCMTokenManager, group: any EventLoopGroup, logger: Logger) {
+        self.configuration = configuration
+        self.tokens = tokens
+        self.endpoint = ProviderEndpoint(provider: "FCM", configuration: configuration.endpoint, credentials: tokens, group: group, logger: logger)
+    }
+
+    /// Notifications admitted and not yet finished.
+    public var queueDepth: Int { get async { await self.endpoint.queueDepth } }
+    /// Connections open now.
+    public var openConnections: Int { get async { await self.endpoint.openConnections } }
+
+    /// Delivers `notification` and returns how it ended; throws `DeliveryError` only when it was
+    /// not admitted (queue full, shutting down).
+    public func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome {
+        let request: FCMRequest
+        do {
+            request = try FCMRequest(notification, projectID: self.configuration.projectID)
+        } catch {
+            return error.outcome
+        }
+        return try await self.endpoint.send(request)
+    }
+
+    /// Closes every connection, the token endpoint's included; later `send` calls are refused.
+    public func shutdown() async {
+        await self.endpoint.shutdown()
+        await self.tokens.shutdown()
+    }
+}

@@ -1,0 +1,152 @@
+public import Foundation
+public import HeraldCore
+public import NIOHPACK
+
+/// A notification checked against FCM's rules and laid out as a `messages:send` request
+/// (fcm.md §2–3), minus the `authorization` header, which the endpoint adds with its current
+/// access token.
+///
+/// The notification's payload holds the `message` fields other than the target; the device gives
+/// the target (its token, else its topic, else the payload's `condition`), and the notification's
+/// priority, expiration and collapse id fill `android.priority`, `ttl` and `collapse_key` unless
+/// the payload sets them itself.
+public struct FCMRequest: Sendable {
+    public let path: String
+    public let body: [UInt8]
+
+    /// Most messages may carry 4096 bytes, topic messages 2048 (fcm.md §3).
+    static let messageLimit = 4096
+    static let topicMessageLimit = 2048
+    /// Four weeks, FCM's longest and default time to live.
+    static let maximumTTL: Int64 = 2_419_200
+    static let reservedDataKeys: Set<String> = ["from", "message_type"]
+    static let reservedDataPrefixes = ["google.", "gcm."]
+
+    /// Checks `notification` and builds the request; a message FCM would refuse is refused here,
+    /// with the error code FCM would give. `now` (UNIX seconds) turns the expiration into a TTL.
+    public init(_ notification: PushNotification, projectID: String, now: Int64 = Int64(Date().timeIntervalSince1970)) throws(FCMRequestError) {
+        var message: [(String, JSONValue)]
+        if notification.payload.isEmpty {
+            message = []
+        } else {
+            guard case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(notification.payload)) else {
+                throw FCMRequestError("message", "the payload must be a JSON object of FCM message fields")
+            }
+            message = fields
+        }
+        for target in ["token", "topic"] where message.contains(where: { $0.0 == target }) {
+            throw FCMRequestError("message.\(target)", "the target comes from the device, not the payload")
+        }
+        let isTopic: Bool
+        let token = notification.device.token
+        if !token.isEmpty {
+            guard token.utf8.count <= 4096, token.utf8.allSatisfy(Self.isTokenByte) else {
+                throw FCMRequestError("message.token", "the registration token is not a valid FCM registration token")
+            }
+            guard !message.contains(where: { $0.0 == "condition" }) else {
+                throw FCMRequestError("message.condition", "a message has exactly one target; the device already gives a token")
+            }
+            message.insert(("token", .string(token)), at: 0)
+            isTopic = false
+        } else if let topic = notification.device.topic, !topic.isEmpty {
+            guard !message.contains(where: { $0.0 == "condition" }) else {
+                throw FCMRequestError("message.condition", "a message has exactly one target; the device already gives a topic")
+            }
+            message.insert(("topic", .string(topic)), at: 0)
+            isTopic = true
+        } else {
+            guard message.contains(where: { $0.0 == "condition" }) else {
+                throw FCMRequestError("message", "no target: the device has no token or topic and the payload no condition")
+            }
+            isTopic = true
+        }
+
+        try Self.checkData(message.first { $0.0 == "data" }?.1, field: "message.data")
+        var android: [(String, JSONValue)] = []
+        if let value = message.first(where: { $0.0 == "android" })?.1 {
+            guard case .object(let fields) = value else { throw FCMRequestError("message.android", "must be an object") }
+            android = fields
+            try Self.checkData(android.first { $0.0 == "data" }?.1, field: "message.android.data")
+        }
+        if let priority = notification.priority, !android.contains(where: { $0.0 == "priority" }) {
+            // FCM has no "never wake" level: both lower APNs levels become NORMAL.
+            android.append(("priority", .string(priority == .immediate ? "HIGH" : "NORMAL")))
+        }
+        if let expiration = notification.expiration, !android.contains(where: { $0.0 == "ttl" }) {
+            // APNs' expiration 0 means "now or never", which is FCM's ttl "0s" too.
+            let ttl = expiration == 0 ? 0 : min(max(expiration - now, 0), Self.maximumTTL)
+            android.append(("ttl", .string("\(ttl)s")))
+        }
+        if let collapseID = notification.collapseID, !android.contains(where: { $0.0 == "collapse_key" || $0.0 == "collapseKey" }) {
+            android.append(("collapse_key", .string(collapseID)))
+        }
+        message.removeAll { $0.0 == "android" }
+        if !android.isEmpty { message.append(("android", .object(android))) }
+
+        let messageBytes = JSONValue.object(message).bytes
+        let limit = isTopic ? Self.topicMessageLimit : Self.messageLimit
+        guard messageBytes.count <= limit else {
+            throw FCMRequestError("message", "the message is \(messageBytes.count) bytes; FCM allows \(limit)")
+        }
+        var body = Array(#"{"message":"#.utf8)
+        body += messageBytes
+        body.append(UInt8(ascii: "}"))
+        self.body = body
+        self.path = "/v1/projects/\(projectID)/messages:send"
+    }
+
+    /// The HPACK header block of this request for `authority`.
+    public func headerBlock(authority: String, authorization: String?) -> HPACKHeaders {
+        var block = HPACKHeaders()
+        block.add(name: ":method", value: "POST")
+        block.add(name: ":scheme", value: "https")
+        block.add(name: ":path", value: self.path)
+        block.add(name: ":authority", value: authority)
+        if let authorization { block.add(name: "authorization", value: authorization, indexing: .nonIndexable) }
+        block.add(name: "content-type", value: "application/json; charset=UTF-8")
+        block.add(name: "content-length", value: String(self.body.count), indexing: .nonIndexable)
+        return block
+    }
+
+    /// FCM data maps carry strings only, and some keys are FCM's own (fcm.md §3).
+    static func checkData(_ data: JSONValue?, field: String) throws(FCMRequestError) {
+        guard let data else { return }
+        guard case .object(let pairs) = data else { throw FCMRequestError(field, "must be an object of strings") }
+        for (index, (key, value)) in pairs.enumerated() {
+            guard case .string = value else {
+                throw FCMRequestError("\(field)[\(index)].value", "the value of \"\(key)\" must be a string")
+            }
+            if Self.reservedDataKeys.contains(key) || Self.reservedDataPrefixes.contains(where: { key.hasPrefix($0) }) {
+                throw FCMRequestError("\(field)[\(index)].key", "\"\(key)\" is a reserved key")
+            }
+        }
+    }
+
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: ":"):
+            true
+        default:
+            false
+        }
+    }
+}
+
+/// Why a notification was refused before sending: FCM would have answered `INVALID_ARGUMENT`
+/// about `field`.
+public struct FCMRequestError: Error, Hashable, CustomStringConvertible {
+    public let field: String
+    public let message: String
+
+    init(_ field: String, _ message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "INVALID_ARGUMENT: \(self.field): \(self.message)" }
+
+    /// The outcome of a notification refused this way; FCM's own code, so callers see one name.
+    public var outcome: DeliveryOutcome { .rejected(reason: FCMErrorCode.invalidArgument.rawValue) }
+}

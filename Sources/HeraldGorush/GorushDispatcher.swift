@@ -1,0 +1,55 @@
+import Synchronization
+
+/// gorush's async mode: pushes accepted by `/api/push` are delivered after the answer, by tasks
+/// this dispatcher owns, so they finish (or reach their deadline) before the node stops. At most
+/// `limit` pushes wait or run at once; beyond that the caller hears "max capacity reached", as
+/// gorush's full queue says.
+public final class GorushDispatcher: Sendable {
+    public let limit: Int
+    private let pending = Atomic<Int>(0)
+    private let stream: AsyncStream<@Sendable () async -> Void>
+    private let continuation: AsyncStream<@Sendable () async -> Void>.Continuation
+
+    public init(limit: Int = 8192) {
+        self.limit = max(limit, 1)
+        (self.stream, self.continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+    }
+
+    /// Pushes accepted and not yet finished.
+    public var pendingCount: Int { self.pending.load(ordering: .relaxed) }
+
+    /// Accepts `count` pushes whose delivery is `work`; `false` (nothing accepted) when that
+    /// would pass the limit or the dispatcher has finished.
+    func submit(count: Int, _ work: @escaping @Sendable () async -> Void) -> Bool {
+        var current = self.pending.load(ordering: .relaxed)
+        while true {
+            guard current + count <= self.limit else { return false }
+            let (done, actual) = self.pending.compareExchange(expected: current, desired: current + count, ordering: .acquiringAndReleasing)
+            if done { break }
+            current = actual
+        }
+        let job: @Sendable () async -> Void = {
+            await work()
+            self.pending.subtract(count, ordering: .relaxed)
+        }
+        if case .terminated = self.continuation.yield(job) {
+            self.pending.subtract(count, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    /// Runs accepted work until `finish()`, then waits for what is still running.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            for await job in self.stream {
+                group.addTask { await job() }
+            }
+        }
+    }
+
+    /// Stops accepting work; `run()` returns when the accepted work is done.
+    public func finish() {
+        self.continuation.finish()
+    }
+}

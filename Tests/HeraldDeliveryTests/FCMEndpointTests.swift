@@ -1,0 +1,172 @@
+import Foundation
+import HeraldCore
+import HeraldTesting
+import Testing
+
+@testable import HeraldDelivery
+
+/// `FCMEndpoint` against the strict mock FCM over real TLS and HTTP/2, OAuth exchange included.
+@Suite struct FCMEndpointTests {
+    @Test func deliversWithTheAndroidFieldsFromTheNotification() async throws {
+        try await MockFCMHarness.with { harness in
+            var push = MockFCMHarness.notification()
+            push.priority = .immediate
+            push.collapseID = "news"
+            push.expiration = Int64(Date().timeIntervalSince1970) + 600
+            let outcome = try await harness.send(push)
+            #expect(outcome == .delivered)
+            let accepted = try #require(harness.mock.accepted.first)
+            #expect(accepted.target == .token(MockFCMHarness.deviceToken()))
+            #expect(accepted.project == "herald-fcm")
+            #expect(accepted.data == ["k": "v"])
+            #expect(accepted.androidPriority == "HIGH")
+            #expect(accepted.androidCollapseKey == "news")
+            let ttl = try #require(accepted.androidTTL.flatMap { Int($0.dropLast()) })
+            #expect((590...600).contains(ttl))
+            #expect(accepted.overHTTP2)
+            #expect(harness.mock.accessTokensIssued == 1)
+        }
+    }
+
+    @Test func oneAccessTokenServesManyPushes() async throws {
+        try await MockFCMHarness.with { harness in
+            let outcomes = try await withThrowingTaskGroup(of: DeliveryOutcome.self) { group in
+                for index in 0..<20 {
+                    group.addTask { try await harness.send(MockFCMHarness.notification(token: MockFCMHarness.deviceToken(index))) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.allSatisfy { $0 == .delivered })
+            #expect(harness.mock.acceptedCount == 20)
+            #expect(harness.mock.accessTokensIssued == 1)
+        }
+    }
+
+    @Test(arguments: [
+        (MockFCM.TokenState.unregistered, DeliveryOutcome.deadToken(reason: "UNREGISTERED")),
+        (.senderIDMismatch, .deadToken(reason: "SENDER_ID_MISMATCH")),
+        (.invalidArgument("bad token"), .rejected(reason: "INVALID_ARGUMENT")),
+        (.thirdPartyAuthError, .failed(reason: "THIRD_PARTY_AUTH_ERROR")),
+    ])
+    func permanentErrorsEndWithoutRetry(state: MockFCM.TokenState, expected: DeliveryOutcome) async throws {
+        try await MockFCMHarness.with { harness in
+            let token = MockFCMHarness.deviceToken(7)
+            harness.mock.script(token: token, state)
+            let outcome = try await harness.send(MockFCMHarness.notification(token: token))
+            #expect(outcome == expected)
+            #expect(harness.mock.sendRequestCount == 1)
+            // THIRD_PARTY_AUTH_ERROR is about credentials stored in Firebase, not the OAuth token.
+            #expect(harness.mock.accessTokensIssued == 1)
+        }
+    }
+
+    @Test func retriesUnavailableAndInternalThenDelivers() async throws {
+        try await MockFCMHarness.with { harness in
+            harness.mock.failNext(1, .unavailable(retryAfter: nil))
+            harness.mock.failNext(1, .internal)
+            let outcome = try await harness.send(MockFCMHarness.notification())
+            #expect(outcome == .delivered)
+            #expect(harness.mock.sendRequestCount == 3)
+            #expect(harness.mock.acceptedCount == 1)
+        }
+    }
+
+    @Test(arguments: ["1", "HTTP-date"])
+    func honoursRetryAfter(form: String) async throws {
+        try await MockFCMHarness.with { harness in
+            let value: String
+            if form == "HTTP-date" {
+                let formatter = DateFormatter()
+                formatter.locale = Locale(identifier: "en_US_POSIX")
+                formatter.timeZone = TimeZone(identifier: "GMT")
+                formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+                value = formatter.string(from: Date().addingTimeInterval(2))
+            } else {
+                value = form
+            }
+            harness.mock.failNext(1, .unavailable(retryAfter: value))
+            let start = ContinuousClock.now
+            let outcome = try await harness.send(MockFCMHarness.notification())
+            #expect(outcome == .delivered)
+            // The back-off alone would be 20 ms; the provider asked for about a second or more.
+            #expect(ContinuousClock.now - start >= .milliseconds(900))
+        }
+    }
+
+    @Test func quotaExceededWithoutRetryAfterWaitsAtLeastAMinute() async throws {
+        try await MockFCMHarness.with(configure: { $0.deadline = .seconds(8) }) { harness in
+            harness.mock.failNext(1, .quotaExceeded(retryAfter: nil))
+            let start = ContinuousClock.now
+            let outcome = try await harness.send(MockFCMHarness.notification())
+            // Google's 60 s floor is past the 8 s deadline, so the push fails now instead of
+            // hammering FCM or waiting out a deadline it cannot meet.
+            guard case .failed(let reason) = outcome else {
+                Issue.record("expected failed, got \(outcome)")
+                return
+            }
+            #expect(reason.contains("deadline exceeded"))
+            #expect(reason.contains("QUOTA_EXCEEDED"))
+            #expect(ContinuousClock.now - start < .seconds(7))
+            #expect(harness.mock.sendRequestCount == 1)
+        }
+    }
+
+    @Test func bareUnauthenticatedRefreshesTheTokenOnce() async throws {
+        try await MockFCMHarness.with { harness in
+            try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
+            harness.mock.revokeAccessTokens()
+            try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
+            #expect(harness.mock.accessTokensIssued == 2)
+            #expect(harness.mock.sendRequestCount == 3)
+        }
+    }
+
+    @Test func refreshesAtEightyPercentOfTheTokenLifetime() async throws {
+        try await MockFCMHarness.with { harness in
+            harness.mock.setAccessTokenLifetime(seconds: 2)
+            try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
+            try await Task.sleep(for: .milliseconds(1700))
+            try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
+            #expect(harness.mock.accessTokensIssued == 2)
+            // No send was refused on the way: the token was renewed before it expired.
+            #expect(harness.mock.sendRequestCount == 2)
+        }
+    }
+
+    @Test func aRefusedGrantFailsAtOnce() async throws {
+        let stranger = try TestServiceAccount(projectID: "herald-fcm")
+        try await MockFCMHarness.with(signingAccount: stranger) { harness in
+            let outcome = try await harness.send(MockFCMHarness.notification())
+            guard case .failed(let reason) = outcome else {
+                Issue.record("expected failed, got \(outcome)")
+                return
+            }
+            #expect(reason.contains("400"))
+            #expect(reason.contains("invalid_grant"))
+            #expect(harness.mock.sendRequestCount == 0)
+            #expect(harness.mock.tokenRequestCount == 1)
+        }
+    }
+
+    @Test func refusesWhatFCMWouldRefuseBeforeSending() async throws {
+        try await MockFCMHarness.with { harness in
+            let numeric = try await harness.send(MockFCMHarness.notification(payload: #"{"data":{"count":3}}"#))
+            #expect(numeric == .rejected(reason: "INVALID_ARGUMENT"))
+            let badToken = try await harness.send(MockFCMHarness.notification(token: "not a token!"))
+            #expect(badToken == .rejected(reason: "INVALID_ARGUMENT"))
+            #expect(harness.mock.sendRequestCount == 0)
+        }
+    }
+
+    @Test func topicTargetsGoToTheTopic() async throws {
+        try await MockFCMHarness.with { harness in
+            let push = PushNotification(
+                id: UUID().uuidString.lowercased(),
+                device: Device(platform: .fcm, token: "", topic: "news"),
+                payload: Array(#"{"notification":{"title":"t","body":"b"}}"#.utf8)
+            )
+            try #expect(await harness.send(push) == .delivered)
+            #expect(harness.mock.accepted.first?.target == .topic("news"))
+        }
+    }
+}
