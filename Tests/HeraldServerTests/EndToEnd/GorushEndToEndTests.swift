@@ -1,0 +1,257 @@
+import Foundation
+import HeraldTesting
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `POST /api/push` → delivery pool → strict mock APNs and mock FCM over real TLS and HTTP/2,
+/// through a node configured as an operator would configure it.
+@Suite struct GorushEndToEndTests {
+    typealias Harness = GorushEndToEndHarness
+
+    @Test func iosAndAndroidAreDelivered() async throws {
+        try await Harness.with { h in
+            let (status, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(0)]), Harness.android([Harness.fcmToken(0)])))
+            #expect(status == .ok)
+            #expect(json["counts"] as? Int == 2)
+            #expect(h.logs(json).isEmpty)
+            #expect(h.wallet.accepted.map(\.token) == [Harness.apnsToken(0)])
+            #expect(h.wallet.accepted.first?.topic == Harness.walletTopic)
+            let message = try #require(h.fcm.accepted.first)
+            #expect(message.target == .token(Harness.fcmToken(0)))
+            // gorush's mapping: non-string data values become their JSON text.
+            #expect(message.data == ["n": "1", "s": "x"])
+            let body = try #require(try JSONSerialization.jsonObject(with: message.message) as? [String: Any])
+            #expect((body["notification"] as? [String: String]) == ["title": "t", "body": "hello"])
+        }
+    }
+
+    @Test func everyPermanentErrorIsReportedWithTheProvidersReason() async throws {
+        try await Harness.with { h in
+            let apns = (0..<4).map(Harness.apnsToken)
+            h.wallet.script(token: apns[0], .unregistered(since: Date()))
+            h.wallet.script(token: apns[1], .notForTopic)
+            h.wallet.script(token: apns[2], .failing(status: 400, reason: "BadDeviceToken"))
+            h.wallet.script(token: apns[3], .failing(status: 413, reason: "PayloadTooLarge"))
+            let fcm = (0..<4).map(Harness.fcmToken)
+            h.fcm.script(token: fcm[0], .unregistered)
+            h.fcm.script(token: fcm[1], .senderIDMismatch)
+            h.fcm.script(token: fcm[2], .invalidArgument("The registration token is not a valid FCM registration token"))
+            h.fcm.script(token: fcm[3], .thirdPartyAuthError)
+            let (status, json) = try await h.push(Harness.request(Harness.ios(apns), Harness.android(fcm)))
+            #expect(status == .ok)
+            let errors = Set(h.logs(json).compactMap { $0["error"] as? String })
+            #expect(
+                errors == [
+                    "Unregistered", "DeviceTokenNotForTopic", "BadDeviceToken", "PayloadTooLarge",
+                    "UNREGISTERED", "SENDER_ID_MISMATCH", "INVALID_ARGUMENT", "THIRD_PARTY_AUTH_ERROR",
+                ]
+            )
+            #expect(h.logs(json).allSatisfy { $0["type"] as? String == "failed-push" })
+            // Permanent errors are not retried.
+            #expect(h.wallet.requestCount == 4)
+            #expect(h.fcm.sendRequestCount == 4)
+            // Dead tokens (and every other failure) reach the feedback webhook too.
+            let events = await h.webhook.waitFor(8)
+            #expect(events.count == 8)
+            let dead = events.filter { $0["result"] as? String == "dead_token" }.compactMap { $0["error"] as? String }
+            #expect(Set(dead) == ["Unregistered", "DeviceTokenNotForTopic", "BadDeviceToken", "UNREGISTERED", "SENDER_ID_MISMATCH"])
+        }
+    }
+
+    @Test func transientFailuresAreRetriedThenDelivered() async throws {
+        try await Harness.with { h in
+            h.wallet.failNext(2, status: 503, reason: "ServiceUnavailable")
+            h.fcm.failNext(1, .unavailable(retryAfter: nil))
+            h.fcm.failNext(1, .internal)
+            let (_, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(1)]), Harness.android([Harness.fcmToken(1)])))
+            #expect(h.logs(json).isEmpty)
+            #expect(h.wallet.accepted.count == 1)
+            #expect(h.wallet.requestCount == 3)
+            #expect(h.fcm.acceptedCount == 1)
+            #expect(h.fcm.sendRequestCount == 3)
+        }
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        try await Harness.with { h in
+            h.wallet.failNext(1, status: 429, reason: "TooManyRequests", retryAfterSeconds: 2)
+            h.fcm.failNext(1, .unavailable(retryAfter: "2"))
+            let start = ContinuousClock.now
+            let (_, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(2)]), Harness.android([Harness.fcmToken(2)])))
+            #expect(h.logs(json).isEmpty)
+            #expect(ContinuousClock.now - start >= .milliseconds(1900))
+            #expect(h.wallet.accepted.count == 1)
+            #expect(h.fcm.acceptedCount == 1)
+        }
+    }
+
+    @Test func goAwayMidStreamLosesNothing() async throws {
+        try await Harness.with { h in
+            h.wallet.setLatency(.milliseconds(300))
+            let tokens = (0..<30).map(Harness.apnsToken)
+            async let failures = h.logs(h.push(Harness.request(Harness.ios(tokens))).1).count
+            try await Task.sleep(for: .milliseconds(150))
+            h.wallet.sendGoAway(grace: .milliseconds(800))
+            #expect(try await failures == 0)
+            #expect(Set(h.wallet.accepted.map(\.token)) == Set(tokens))
+            #expect(h.wallet.accepted.count == tokens.count, "streams GOAWAY covered are not sent again")
+        }
+    }
+
+    @Test func aLowerStreamLimitIsFollowed() async throws {
+        try await Harness.with { h in
+            _ = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(0)])))
+            h.wallet.setMaxConcurrentStreams(2)
+            h.wallet.setLatency(.milliseconds(50))
+            try await Task.sleep(for: .milliseconds(100))
+            let tokens = (1..<21).map(Harness.apnsToken)
+            let (_, json) = try await h.push(Harness.request(Harness.ios(tokens)))
+            #expect(h.logs(json).isEmpty)
+            #expect(Set(h.wallet.accepted.map(\.token)).isSuperset(of: tokens))
+        }
+    }
+
+    @Test func providerTokensAreRefreshedWhenRefused() async throws {
+        try await Harness.with { h in
+            _ = try await h.push(Harness.request(Harness.android([Harness.fcmToken(0)])))
+            h.fcm.revokeAccessTokens()
+            let (_, json) = try await h.push(Harness.request(Harness.android([Harness.fcmToken(1)])))
+            #expect(h.logs(json).isEmpty)
+            #expect(h.fcm.accessTokensIssued == 2)
+            // APNs: an ExpiredProviderToken answer retires the connection and the push is sent
+            // again; the JWT itself is re-minted only past 20 minutes (clock-driven endpoint test).
+            h.wallet.failNext(1, status: 403, reason: "ExpiredProviderToken")
+            let (_, apnsJSON) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(3)])))
+            #expect(h.logs(apnsJSON).isEmpty)
+            #expect(h.wallet.accepted.map(\.token).contains(Harness.apnsToken(3)))
+        }
+    }
+
+    @Test func twoAppsUseTheirOwnKeysChosenByTopic() async throws {
+        try await Harness.with { h in
+            let (_, json) = try await h.push(
+                Harness.request(
+                    Harness.ios([Harness.apnsToken(0)], topic: Harness.walletTopic),
+                    Harness.ios([Harness.apnsToken(1)], topic: Harness.chatTopic)
+                )
+            )
+            #expect(h.logs(json).isEmpty)
+            #expect(h.wallet.accepted.map(\.keyID) == ["WALLET0001"])
+            #expect(h.chat.accepted.map(\.keyID) == ["CHAT000001"])
+            #expect(h.chat.accepted.map(\.token) == [Harness.apnsToken(1)])
+        }
+    }
+
+    @Test func androidLimitsAreReportedBeforeAnswering() async throws {
+        try await Harness.with { h in
+            let many = (0..<501).map(Harness.fcmToken)
+            let (status, json) = try await h.push(Harness.request(Harness.android(many), #"{"platform":2,"message":"x"}"#))
+            #expect(status == .ok)
+            let errors = h.logs(json).compactMap { $0["error"] as? String }
+            #expect(errors.contains { $0.contains("at most 500") })
+            #expect(errors.contains { $0.contains("at least one") })
+            #expect(h.fcm.sendRequestCount == 0)
+        }
+    }
+
+    @Test func configIsServedMasked() async throws {
+        try await Harness.with { h in
+            let response = try await h.client.execute(uri: "/api/config", method: .get)
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body).contains("******"))
+        }
+    }
+}
+
+/// gorush's async mode, the overload answer and the bearer token, on the same node.
+@Suite struct GorushAsyncEndToEndTests {
+    typealias Harness = GorushEndToEndHarness
+
+    @Test func asyncModeAnswersAtOnceAndReportsFailuresToTheWebhook() async throws {
+        try await Harness.with(extraYAML: "gorush:\n  sync: false\n") { h in
+            let dead = Harness.apnsToken(9)
+            h.wallet.script(token: dead, .unregistered(since: Date()))
+            h.wallet.setLatency(.milliseconds(200))
+            h.webhook.refuseNext(1)
+            let start = ContinuousClock.now
+            let (status, json) = try await h.push(
+                Harness.request(#"{"notif_id":"n-1","tokens":["\#(dead)","\#(Harness.apnsToken(1))"],"platform":1,"message":"m"}"#)
+            )
+            #expect(status == .ok)
+            #expect(json["counts"] as? Int == 2)
+            #expect(h.logs(json).isEmpty)
+            #expect(ContinuousClock.now - start < .milliseconds(200), "the answer does not wait for APNs")
+            let events = await h.webhook.waitFor(1)
+            let event = try #require(events.first)
+            #expect(event["error"] as? String == "Unregistered")
+            #expect(event["result"] as? String == "dead_token")
+            #expect(event["notif_id"] as? String == "n-1")
+            #expect(event["platform"] as? String == "ios")
+            #expect(event["app"] as? String == "wallet")
+            // The receiver refused the first post; the webhook retried it.
+            #expect(h.webhook.attemptCount == 2)
+            #expect(h.wallet.accepted.map(\.token) == [Harness.apnsToken(1)])
+        }
+    }
+
+    @Test func aFullAsyncQueueAnswersMaxCapacityReached() async throws {
+        try await Harness.with(extraYAML: "gorush:\n  sync: false\n  queue-limit: 3\n") { h in
+            h.wallet.setLatency(.milliseconds(500))
+            let (_, first) = try await h.push(Harness.request(Harness.ios((0..<3).map(Harness.apnsToken))))
+            #expect(h.logs(first).isEmpty)
+            let (status, second) = try await h.push(Harness.request(Harness.ios((3..<5).map(Harness.apnsToken))))
+            #expect(status == .ok)
+            #expect(h.logs(second).compactMap { $0["error"] as? String } == ["max capacity reached", "max capacity reached"])
+        }
+    }
+
+    @Test func theBearerTokenGuardsTheAPI() async throws {
+        try await Harness.with(extraYAML: "api:\n  bearer-token: s3cret\n") { h in
+            let (refused, _) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(0)])))
+            #expect(refused == .unauthorized)
+            let (accepted, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(0)])), headers: [.authorization: "Bearer s3cret"])
+            #expect(accepted == .ok)
+            #expect(h.logs(json).isEmpty)
+            let health = try await h.client.execute(uri: "/healthz", method: .get)
+            #expect(health.status == .ok, "operations endpoints stay open")
+            #expect(h.wallet.accepted.count == 1)
+        }
+    }
+}
+
+/// Connections dropped under load: every accepted notification still ends in exactly one outcome.
+@Suite struct GorushNoLossTests {
+    typealias Harness = GorushEndToEndHarness
+
+    @Test func droppedConnectionsUnderLoadLoseNothing() async throws {
+        try await Harness.with { h in
+            h.wallet.setLatency(.milliseconds(100))
+            let batches = (0..<4).map { batch in (0..<50).map { Harness.apnsToken(batch * 50 + $0) } }
+            let dropper = Task {
+                for _ in 0..<3 {
+                    try await Task.sleep(for: .milliseconds(150))
+                    h.wallet.dropConnections()
+                }
+            }
+            // Each answer as (counts, failed entries).
+            let answers = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                for batch in batches {
+                    group.addTask {
+                        let json = try await h.push(Harness.request(Harness.ios(batch))).1
+                        return (json["counts"] as? Int ?? -1, h.logs(json).count)
+                    }
+                }
+                return try await group.reduce(into: [(Int, Int)]()) { $0.append($1) }
+            }
+            try await dropper.value
+            // Every request answered, every target counted, none reported failed.
+            #expect(answers.count == 4)
+            #expect(answers.allSatisfy { $0.0 == 50 && $0.1 == 0 })
+            let accepted = h.wallet.accepted.map(\.token)
+            #expect(Set(accepted) == Set(batches.flatMap { $0 }))
+            // At least once: a repeat only for a request whose answer the drop lost.
+            #expect(accepted.count >= 200)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// A feedback webhook receiver on 127.0.0.1 that records every JSON body posted to it, and can
+/// refuse the first posts to exercise the webhook's retries.
+final class WebhookReceiver: Sendable {
+    private let bodies = Mutex<[Data]>([])
+    private let refusals = Mutex<Int>(0)
+    private let attempts = Mutex<Int>(0)
+    private let task: Task<Void, any Error>
+    let port: Int
+
+    private init(task: Task<Void, any Error>, port: Int) {
+        self.task = task
+        self.port = port
+    }
+
+    var url: String { "http://127.0.0.1:\(self.port)/feedback" }
+    var received: [[String: Any]] {
+        self.bodies.withLock { $0 }.map { (try? JSONSerialization.jsonObject(with: $0) as? [String: Any]) ?? [:] }
+    }
+    var attemptCount: Int { self.attempts.withLock { $0 } }
+
+    func refuseNext(_ count: Int) {
+        self.refusals.withLock { $0 = count }
+    }
+
+    fileprivate func record(_ body: Data) -> Bool {
+        self.attempts.withLock { $0 += 1 }
+        let refuse = self.refusals.withLock { refusals in
+            guard refusals > 0 else { return false }
+            refusals -= 1
+            return true
+        }
+        if !refuse { self.bodies.withLock { $0.append(body) } }
+        return !refuse
+    }
+
+    static func start() async throws -> WebhookReceiver {
+        let box = Box()
+        let router = Router()
+        router.post("/feedback") { request, _ -> HTTPResponse.Status in
+            let buffer = try await request.body.collect(upTo: 1 << 20)
+            let body = Data(buffer.readableBytesView)
+            guard let receiver = box.receiver.withLock({ $0 }) else { return .serviceUnavailable }
+            return receiver.record(body) ? .ok : .serviceUnavailable
+        }
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
+        )
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var port = 0
+        for await bound in portStream {
+            port = bound
+            break
+        }
+        let receiver = WebhookReceiver(task: task, port: port)
+        box.receiver.withLock { $0 = receiver }
+        return receiver
+    }
+
+    func stop() async {
+        self.task.cancel()
+        _ = try? await self.task.value
+    }
+
+    /// Waits, a bounded time, until `count` events arrived.
+    func waitFor(_ count: Int, timeout: Duration = .seconds(10)) async -> [[String: Any]] {
+        let deadline = ContinuousClock.now + timeout
+        while self.bodies.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return self.received
+    }
+
+    private final class Box: Sendable {
+        let receiver = Mutex<WebhookReceiver?>(nil)
+    }
+}
