@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import HeraldBench
+
+extension Herald {
+    struct Bench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bench",
+            abstract: "Load-test a Herald node (local or remote) and report throughput and latency percentiles.",
+            discussion: """
+                Scenarios: gorush-push (POST /api/push with gorush's request).
+                Open loop (--rate) sends at a constant arrival rate and measures each latency from \
+                the request's intended send time, so a slow server cannot hide its queueing. Closed \
+                loop (no --rate) keeps --concurrency requests in flight and finds the most the node \
+                completes. Latencies go through an HdrHistogram (3 significant digits); the result \
+                is printed and, with --output, written as JSON for benchmarks/report.
+                The node must deliver to a peer that can take the load: run `herald mock-apns` and \
+                point an app at it (see benchmarks/README.md). Never aim it at a production APNs app.
+                """
+        )
+
+        enum Scenario: String, ExpressibleByArgument, CaseIterable {
+            case gorushPush = "gorush-push"
+        }
+
+        @Argument(help: "The scenario: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).") var scenario: Scenario
+        @Option(help: "Base URL of the Herald node.") var url: String = "http://127.0.0.1:8080"
+        @Option(help: "Open loop: requests per second offered. Without it the run is closed loop.") var rate: Double?
+        @Option(help: "How long to send, in seconds.") var duration: Double = 10
+        @Option(help: "Closed loop: requests in flight. Open loop: the most in flight before arrivals count as client_saturated.")
+        var concurrency: Int = 64
+        @Option(help: "Distinct device tokens the requests cycle through.") var devices: Int = 10_000
+        @Option(help: "Device tokens per request (gorush `tokens`).") var tokensPerRequest: Int = 1
+        @Option(help: "Approximate APNs payload size in bytes.") var payloadSize: Int = 128
+        @Option(help: "Target platform: ios or android.") var platform: String = "ios"
+        @Option(help: "gorush `topic` (selects the app when several are configured).") var topic: String?
+        @Option(help: "Bearer token for nodes with api.bearer-token set.") var bearerToken: String?
+        @Option(help: "Seconds of load sent first and not measured (connections, caches).") var warmup: Double = 2
+        @Option(help: "Write the result as JSON to this file.") var output: String?
+
+        func validate() throws {
+            guard self.duration > 0 else { throw ValidationError("--duration must be positive") }
+            guard self.rate.map({ $0 > 0 }) ?? true else { throw ValidationError("--rate must be positive") }
+            guard self.concurrency > 0, self.devices > 0, self.tokensPerRequest > 0 else {
+                throw ValidationError("--concurrency, --devices and --tokens-per-request must be positive")
+            }
+            guard GorushPushScenario.Platform(rawValue: self.platform) != nil else {
+                throw ValidationError("--platform must be ios or android")
+            }
+        }
+
+        func run() async throws {
+            let scenario = GorushPushScenario(
+                devices: self.devices,
+                tokensPerRequest: self.tokensPerRequest,
+                payloadSize: self.payloadSize,
+                platform: GorushPushScenario.Platform(rawValue: self.platform) ?? .ios,
+                topic: self.topic
+            )
+            let mode: LoadGenerator.Mode = self.rate.map { .open(rate: $0) } ?? .closed
+            if self.warmup > 0 {
+                let warm = LoadGenerator(baseURL: self.url, mode: mode, duration: .seconds(self.warmup), concurrency: self.concurrency, bearerToken: self.bearerToken)
+                _ = try await warm.run(scenario)
+            }
+            let generator = LoadGenerator(baseURL: self.url, mode: mode, duration: .seconds(self.duration), concurrency: self.concurrency, bearerToken: self.bearerToken)
+            let result = try await generator.run(scenario)
+            print(result.summary)
+            if let output = self.output {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                encoder.dateEncodingStrategy = .iso8601
+                try encoder.encode(result).write(to: URL(fileURLWithPath: output))
+                print("result written to \(output)")
+            }
+        }
+    }
+}

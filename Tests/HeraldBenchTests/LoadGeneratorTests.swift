@@ -1,0 +1,77 @@
+import Foundation
+import HeraldBench
+import Hummingbird
+import Synchronization
+import Testing
+
+/// The load generator against a small stand-in for `/api/push` on 127.0.0.1 that answers as
+/// gorush's sync mode does and fails every fifth request.
+@Suite struct LoadGeneratorTests {
+    final class Served: Sendable {
+        let count = Mutex(0)
+        var value: Int { self.count.withLock { $0 } }
+    }
+
+    func withServer(_ body: @escaping @Sendable (String, Served) async throws -> Void) async throws {
+        let served = Served()
+        let router = Router()
+        router.post("/api/push") { request, _ -> Response in
+            _ = try await request.body.collect(upTo: 1 << 20)
+            let count = served.count.withLock { value in
+                value += 1
+                return value
+            }
+            let logs = count % 5 == 0 ? #"[{"type":"failed-push","error":"BadDeviceToken"}]"# : "[]"
+            return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"counts":1,"logs":\#(logs),"success":"ok"}"#)))
+        }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }
+        )
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var port = 0
+        for await bound in ports {
+            port = bound
+            break
+        }
+        defer { server.cancel() }
+        try await body("http://127.0.0.1:\(port)", served)
+    }
+
+    @Test func closedLoopCountsEverySuccessAndFailure() async throws {
+        try await withServer { url, served in
+            let scenario = GorushPushScenario(devices: 100, tokensPerRequest: 2, payloadSize: 64, platform: .ios)
+            let result = try await LoadGenerator(baseURL: url, mode: .closed, duration: .milliseconds(800), concurrency: 4).run(scenario)
+            let total = served.value
+            #expect(result.requests == total)
+            #expect(result.succeeded + (result.errors["push_failed"] ?? 0) == total)
+            #expect((result.errors["push_failed"] ?? 0) == total / 5)
+            #expect(result.notificationsPerSecond == result.requestsPerSecond * 2)
+            let latency = result.latencyMilliseconds
+            #expect(latency.p50 <= latency.p99 && latency.p99 <= latency.max && latency.max > 0)
+        }
+    }
+
+    @Test func openLoopOffersTheRateItWasGiven() async throws {
+        try await withServer { url, served in
+            let scenario = GorushPushScenario(devices: 10, tokensPerRequest: 1, payloadSize: 64, platform: .android)
+            let result = try await LoadGenerator(baseURL: url, mode: .open(rate: 200), duration: .seconds(1), concurrency: 64).run(scenario)
+            #expect(result.requests == 200)
+            #expect(served.value == 200)
+            #expect(result.offeredRate == 200)
+            #expect(result.mode == "open")
+        }
+    }
+
+    @Test func requestsAreTheSameForTheSameIndex() {
+        let scenario = GorushPushScenario(devices: 3, tokensPerRequest: 2, payloadSize: 200, platform: .ios)
+        #expect(scenario.request(5).body == scenario.request(5).body)
+        let text = String(decoding: scenario.request(1).body, as: UTF8.self)
+        // Index 1 with two tokens per request takes devices 2 and 0 (round robin over 3).
+        #expect(text.contains(#""tokens":["0000000000000000000000000000000000000000000000000000000000000002","0000000000000000000000000000000000000000000000000000000000000000"]"#))
+        #expect(scenario.errorKind(status: 429, body: []) == "http_429")
+        #expect(scenario.errorKind(status: 200, body: Array(#"{"counts":1,"logs":[],"success":"ok"}"#.utf8)) == nil)
+    }
+}
