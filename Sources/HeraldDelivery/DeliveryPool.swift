@@ -51,7 +51,16 @@ public struct DeliveryPool: Sendable {
     /// Delivers `notification`; throws `DeliveryError` only when it was not admitted.
     public func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome {
         let appID = notification.device.app ?? self.defaultApp
-        let outcome = try await self.deliver(notification, appID: appID)
+        let outcome: DeliveryOutcome
+        do {
+            outcome = try await self.deliver(notification, appID: appID)
+        } catch {
+            // Not admitted: the caller hears it, and so does feedback, for callers (gorush's
+            // async mode) that have already answered.
+            let event = FeedbackEvent(notification, app: appID, outcome: .failed(reason: "max capacity reached"))
+            for observer in self.failureObservers { observer.pushFailed(event) }
+            throw error
+        }
         if outcome != .delivered {
             let event = FeedbackEvent(notification, app: appID, outcome: outcome)
             for observer in self.failureObservers { observer.pushFailed(event) }

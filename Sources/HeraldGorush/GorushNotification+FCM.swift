@@ -3,6 +3,8 @@ import HeraldCore
 extension GorushNotification {
     /// gorush's Android limit on targets per entry (gorush-api.md §2.6).
     static let maximumAndroidTokens = 500
+    /// FCM's longest time to live, four weeks.
+    static let maximumTTL: Int64 = 2_419_200
 
     /// Why an Android entry cannot be sent, in gorush's words (its `CheckMessage`); gorush finds
     /// these after answering, Herald before, so the caller sees them.
@@ -68,29 +70,36 @@ extension GorushNotification {
             android.append(("notification", .object([("sound", .string(sound))])))
         }
         if let ttl = self.timeToLive, ttl >= 0, !android.contains(where: { $0.0 == "ttl" }) {
-            android.append(("ttl", .string("\(ttl)s")))
+            // FCM refuses more than four weeks; gorush's legacy field allowed any number.
+            android.append(("ttl", .string("\(min(ttl, Self.maximumTTL))s")))
         }
         if !android.isEmpty { message.append(("android", .object(android))) }
-        if let apns = self.fcmAPNSConfig { message.append(("apns", apns)) }
+        if let apns = self.fcmAPNSConfig(hasNotification: message.contains { $0.0 == "notification" }) {
+            message.append(("apns", apns))
+        }
         if let webpush = self.webpush { message.append(("webpush", webpush)) }
         if let options = self.fcmOptions { message.append(("fcm_options", options)) }
         return JSONValue.object(message).bytes
     }
 
-    /// The `apns` block FCM forwards to iOS devices: gorush replaces it for `content_available`
-    /// (a background push at priority 5 carrying the data) and for `mutable_content`.
-    private var fcmAPNSConfig: JSONValue? {
+    /// The `apns` block FCM forwards to iOS devices (gorush-api.md §2.3): gorush replaces it for
+    /// `content_available` (a background push at priority 5 carrying the data) and, when there
+    /// is a notification, for `mutable_content`; a string `sound` goes into its `aps`.
+    private func fcmAPNSConfig(hasNotification: Bool) -> JSONValue? {
+        var sound: [(String, JSONValue)] = []
+        if case .string(let name)? = self.sound, !name.isEmpty { sound = [("sound", .string(name))] }
         if self.contentAvailable == true {
-            var aps: [(String, JSONValue)] = [("content-available", .number(1))]
+            var aps: [(String, JSONValue)] = [("content-available", .number(1))] + sound
             for (key, value) in (self.data ?? [:]).sorted(by: { $0.key < $1.key }) { aps.append((key, value)) }
             return .object([
                 ("headers", .object([("apns-priority", .string("5"))])),
                 ("payload", .object([("aps", .object(aps))])),
             ])
         }
-        if self.mutableContent == true {
-            return .object([("payload", .object([("aps", .object([("mutable-content", .number(1))]))]))])
+        if self.mutableContent == true, hasNotification {
+            return .object([("payload", .object([("aps", .object([("mutable-content", .number(1))] + sound))]))])
         }
-        return self.apns
+        if let apns = self.apns { return apns }
+        return sound.isEmpty ? nil : .object([("payload", .object([("aps", .object(sound))]))])
     }
 }

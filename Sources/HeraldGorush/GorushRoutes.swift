@@ -75,6 +75,12 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
     private func dispatch(_ notifications: [GorushNotification], through dispatcher: GorushDispatcher) -> [GorushLogEntry] {
         var refused: [GorushLogEntry] = []
         for entry in notifications {
+            // Checked before answering, in both modes (gorush-api.md §2.6).
+            if entry.enabledPlatform == .android, let problem = entry.androidProblem {
+                self.statistics.pushed(platform: "android", succeeded: false)
+                refused.append(self.failure(entry, platform: "android", token: "", error: problem))
+                continue
+            }
             let targets = entry.enabledPlatform == .android ? entry.fcmNotifications().count : entry.apnsNotifications().count
             let accepted = dispatcher.submit(count: max(targets, 1)) {
                 _ = await self.deliver([entry])

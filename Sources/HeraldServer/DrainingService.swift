@@ -4,12 +4,12 @@ import ServiceLifecycle
 /// graceful shutdown it stops taking work and returns once the queued work is done. A second
 /// signal or the shutdown timeout cancels it.
 struct DrainingService: Service {
-    let run: @Sendable () async -> Void
+    let work: @Sendable () async -> Void
     let finish: @Sendable () -> Void
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            await self.run()
+            await self.work()
         } onGracefulShutdown: {
             self.finish()
         }

@@ -89,9 +89,9 @@ public struct HeraldNode: Sendable {
         // Listed so that graceful shutdown, which runs in reverse, drains async pushes first,
         // then closes provider connections, then posts the last feedback, then closes the store.
         var services: [any Service] = [StoreService(store: store), store.follower(logger: logger)]
-        if let feedback { services.append(DrainingService(run: { await feedback.run() }, finish: { feedback.finish() })) }
+        if let feedback { services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() })) }
         if let delivery { services.append(DeliveryService(pool: delivery)) }
-        if let dispatcher { services.append(DrainingService(run: { await dispatcher.run() }, finish: { dispatcher.finish() })) }
+        if let dispatcher { services.append(DrainingService(work: { await dispatcher.run() }, finish: { dispatcher.finish() })) }
 
         let application = Application(
             router: router,

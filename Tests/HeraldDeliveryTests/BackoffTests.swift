@@ -45,6 +45,14 @@ import Testing
         #expect(RetryAfter.parse("Wed, 21 Oct 2015 07:27:00 GMT", now: now) == .seconds(0), "a date in the past means now")
     }
 
+    @Test func absurdValuesAreCappedNotTrapped() {
+        #expect(RetryAfter.parse("10000000000000") == RetryAfter.maximum)
+        #expect(RetryAfter.parse("9223372036854775807") == RetryAfter.maximum)
+        #expect(RetryAfter.parse("Fri, 31 Dec 9999 23:59:59 GMT") == RetryAfter.maximum)
+        // Backoff must not trap on a huge wait however it arrives.
+        #expect(Backoff().delay(afterAttempt: 1, retryAfter: .seconds(Int64.max / 2)) == RetryAfter.maximum)
+    }
+
     @Test(arguments: ["", "soon", "-5", "12.5"])
     func garbageIsIgnored(value: String) {
         #expect(RetryAfter.parse(value) == nil)

@@ -93,7 +93,7 @@ import Testing
         }
     }
 
-    @Test func quotaExceededWithoutRetryAfterWaitsAtLeastAMinute() async throws {
+    @Test func quotaExceededWithoutRetryAfterFailsWhenItsMinuteFloorPassesTheDeadline() async throws {
         try await MockFCMHarness.with(configure: { $0.deadline = .seconds(8) }) { harness in
             harness.mock.failNext(1, .quotaExceeded(retryAfter: nil))
             let start = ContinuousClock.now

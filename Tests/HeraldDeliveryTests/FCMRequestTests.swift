@@ -40,6 +40,14 @@ import Testing
         #expect((try self.message(FCMRequest(notification, projectID: "p", now: 5))["android"] as? [String: String])?["ttl"] == "2419200s")
     }
 
+    @Test func negativeOrExtremeExpirationsNeitherTrapNorPass() throws {
+        var notification = push("{}")
+        notification.expiration = -1
+        #expect(throws: FCMRequestError.self) { try FCMRequest(notification, projectID: "p", now: 5) }
+        notification.expiration = Int64.max
+        #expect((try self.message(FCMRequest(notification, projectID: "p", now: Int64.min))["android"] as? [String: String])?["ttl"] == "2419200s")
+    }
+
     @Test func thePayloadsOwnAndroidFieldsWin() throws {
         var notification = push(#"{"android":{"priority":"normal"}}"#)
         notification.priority = .immediate

@@ -80,6 +80,8 @@ import Testing
         let configuration = try await load(["--server-host", "0.0.0.0", "--api-bearer-token", "s3cret"]).configuration
         #expect(configuration.api.bearerToken == "s3cret")
         #expect(try await load(["--server-host", "127.0.0.2"]).configuration.api.bearerToken == nil)
+        let named = await self.error(["--server-host", "127.example.com"])
+        #expect(named?.message.contains("api.bearer-token") == true, "a name starting 127. is not loopback")
     }
 
     @Test func fcmOnlyAppsAndCertificateAppsAreAccepted() async throws {

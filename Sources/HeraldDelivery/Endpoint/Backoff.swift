@@ -31,7 +31,7 @@ public struct Backoff: Sendable, Hashable {
         let spread = self.jitter == 0 ? 0 : Double.random(in: -self.jitter...self.jitter, using: &random)
         var seconds = max(0, base * (1 + spread))
         if let retryAfter {
-            seconds = max(seconds, Self.seconds(retryAfter))
+            seconds = max(seconds, min(Self.seconds(retryAfter), Self.seconds(RetryAfter.maximum)))
         }
         return .microseconds(Int64((seconds * 1_000_000).rounded()))
     }

@@ -84,10 +84,14 @@ public actor ProviderEndpoint {
     /// Closes every connection; later `send` calls are refused.
     public func shutdown() async {
         self.isShuttingDown = true
-        self.connecting?.cancel()
         let open = self.connections
         self.connections = []
         for connection in open { await connection.close() }
+        // A connection still opening is awaited, so nothing outlives the endpoint's event loops.
+        if let connecting = self.connecting {
+            connecting.cancel()
+            if let late = try? await connecting.value { await late.close() }
+        }
     }
 
     private func admit() throws(DeliveryError) {
@@ -160,10 +164,11 @@ public actor ProviderEndpoint {
                 return outcome
             case .retry(let reason, let after, let preparation):
                 lastReason = reason
-                if preparation == .refreshToken, let authorization {
+                if preparation == .refreshToken {
                     // A fresh token that is refused too means the credentials, not their age, are
-                    // wrong: asking again would only repeat the refusal.
-                    guard !refreshedCredentials else { return .failed(reason: reason) }
+                    // wrong: asking again would only repeat the refusal. Without a token (a client
+                    // certificate) there is nothing to refresh.
+                    guard !refreshedCredentials, let authorization else { return .failed(reason: reason) }
                     refreshedCredentials = true
                     await self.credentials?.authorizationRejected(authorization)
                     used?.retire(reason: reason)
@@ -254,10 +259,8 @@ public actor ProviderEndpoint {
         self.connecting = nil
         self.connectFailures = 0
         self.lastConnectError = nil
-        if self.isShuttingDown {
-            Task { await connection.close() }
-            return
-        }
+        // During shutdown `shutdown()` closes it after awaiting the connect.
+        guard !self.isShuttingDown else { return }
         self.connections.append(connection)
     }
 

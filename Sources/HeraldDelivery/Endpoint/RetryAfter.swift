@@ -2,14 +2,22 @@ public import Foundation
 
 /// Parses an HTTP `Retry-After` value (RFC 9110 §10.2.3): delta-seconds or an HTTP-date.
 public enum RetryAfter {
+    /// Longer waits are read as this: a peer asking for more is broken, and the value must stay
+    /// far inside `Duration`'s and `Int64`'s range.
+    public static let maximum: Duration = .seconds(86_400)
+
     public static func parse(_ value: String, now: Date = Date()) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int64(trimmed) {
-            return seconds >= 0 ? .seconds(seconds) : nil
+            return seconds >= 0 ? min(.seconds(seconds), Self.maximum) : nil
         }
         guard let date = Self.httpDate(trimmed) else { return nil }
         let interval = date.timeIntervalSince(now)
-        return .milliseconds(Int64(max(0, interval) * 1000))
+        return .milliseconds(Int64(min(max(0, interval), Self.seconds(Self.maximum)) * 1000))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds)
     }
 
     private static func httpDate(_ text: String) -> Date? {

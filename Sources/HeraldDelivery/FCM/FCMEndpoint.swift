@@ -15,6 +15,8 @@ public struct FCMEndpoint: Sendable {
         public init(projectID: String, host: String = "fcm.googleapis.com", port: Int = 443, authority: String? = nil, trustRootsPEM: [String]? = nil) {
             self.projectID = projectID
             self.endpoint = ProviderEndpoint.Configuration(host: host, port: port, authority: authority, trustRootsPEM: trustRootsPEM)
+            // fcm.md §4.2: back off from a second for UNAVAILABLE and INTERNAL, not APNs' 200 ms.
+            self.endpoint.backoff = Backoff(initial: .seconds(1), multiplier: 2, maximum: .seconds(30), jitter: 0.2)
         }
 
         public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ProviderEndpoint.Configuration, Value>) -> Value {

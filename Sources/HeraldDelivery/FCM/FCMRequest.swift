@@ -73,8 +73,12 @@ public struct FCMRequest: Sendable {
             android.append(("priority", .string(priority == .immediate ? "HIGH" : "NORMAL")))
         }
         if let expiration = notification.expiration, !android.contains(where: { $0.0 == "ttl" }) {
-            // APNs' expiration 0 means "now or never", which is FCM's ttl "0s" too.
-            let ttl = expiration == 0 ? 0 : min(max(expiration - now, 0), Self.maximumTTL)
+            guard expiration >= 0 else {
+                throw FCMRequestError("message.android.ttl", "expiration must be a UNIX time in seconds, or 0")
+            }
+            // APNs' expiration 0 means "now or never", which is FCM's ttl "0s" too. Compared
+            // before subtracting, so no value can overflow.
+            let ttl: Int64 = expiration == 0 || expiration <= now ? 0 : min(expiration - max(now, 0), Self.maximumTTL)
             android.append(("ttl", .string("\(ttl)s")))
         }
         if let collapseID = notification.collapseID, !android.contains(where: { $0.0 == "collapse_key" || $0.0 == "collapseKey" }) {
@@ -84,9 +88,11 @@ public struct FCMRequest: Sendable {
         if !android.isEmpty { message.append(("android", .object(android))) }
 
         let messageBytes = JSONValue.object(message).bytes
+        // FCM's limit is on what is delivered; the target does not count against it.
+        let contentBytes = JSONValue.object(message.filter { !["token", "topic", "condition"].contains($0.0) }).bytes.count
         let limit = isTopic ? Self.topicMessageLimit : Self.messageLimit
-        guard messageBytes.count <= limit else {
-            throw FCMRequestError("message", "the message is \(messageBytes.count) bytes; FCM allows \(limit)")
+        guard contentBytes <= limit else {
+            throw FCMRequestError("message", "the message is \(contentBytes) bytes; FCM allows \(limit)")
         }
         var body = Array(#"{"message":"#.utf8)
         body += messageBytes

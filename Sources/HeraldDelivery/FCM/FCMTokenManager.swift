@@ -20,7 +20,12 @@ public actor FCMTokenManager {
     private struct Token {
         var value: String
         var refreshAt: Date
+        var expiresAt: Date
     }
+
+    /// How long a refused grant is answered from memory, so a revoked key does not send every
+    /// notification to the token endpoint.
+    static let permanentFailureMemory: TimeInterval = 30
 
     public nonisolated let serviceAccount: FCMServiceAccount
     private let keys: JWTKeyCollection
@@ -33,6 +38,8 @@ public actor FCMTokenManager {
     private let onMint: (@Sendable () -> Void)?
     private var current: Token?
     private var fetching: Task<Token, any Error>?
+    private var permanentFailure: (error: CredentialsError, until: Date)?
+    private var isShutDown = false
     /// Parsed in `init` so a bad key fails at start-up; added to `keys` (an actor) at first use.
     private var pendingKey: Insecure.RSA.PrivateKey?
     /// Access tokens obtained so far, for the token-refresh metric and tests.
@@ -60,28 +67,45 @@ public actor FCMTokenManager {
         configuration.redirectConfiguration = .disallow
         self.clientConfiguration = configuration
         self.group = group
-        self.requestTimeout = .nanoseconds(Int64(requestTimeout.components.seconds) * 1_000_000_000 + requestTimeout.components.attoseconds / 1_000_000_000)
+        self.requestTimeout = TimeAmount(requestTimeout)
         self.now = now
         self.onMint = onMint
     }
 
     /// The current access token, fetched first when there is none or it reached 80 % of its life.
     public func token() async throws(CredentialsError) -> String {
-        if let current = self.current, self.now() < current.refreshAt {
+        let now = self.now()
+        if let current = self.current, now < current.refreshAt {
             return current.value
         }
-        return try await self.fetch().value
+        if let failure = self.permanentFailure, now < failure.until {
+            throw failure.error
+        }
+        do {
+            return try await self.fetch().value
+        } catch {
+            // A renewal that fails early leaves a token that still works: use it while it lasts.
+            if !error.isPermanent, let current = self.current, self.now() < current.expiresAt {
+                return current.value
+            }
+            if error.isPermanent {
+                self.permanentFailure = (error, self.now().addingTimeInterval(Self.permanentFailureMemory))
+            }
+            throw error
+        }
     }
 
     /// Closes the token endpoint's connections.
     public func shutdown() async {
+        self.isShutDown = true
         self.fetching?.cancel()
         let client = self.client
         self.client = nil
         try? await client?.shutdown()
     }
 
-    private func httpClient() -> HTTPClient {
+    private func httpClient() throws(CredentialsError) -> HTTPClient {
+        guard !self.isShutDown else { throw CredentialsError("the FCM token manager is shut down", isPermanent: true) }
         if let client = self.client { return client }
         let client = HTTPClient(eventLoopGroup: self.group, configuration: self.clientConfiguration)
         self.client = client
@@ -136,8 +160,8 @@ public actor FCMTokenManager {
         guard let answer, let value = answer.access_token, !value.isEmpty else {
             throw CredentialsError("the token endpoint's answer has no access_token", isPermanent: false)
         }
-        let lifetime = TimeInterval(answer.expires_in ?? 3600)
-        return Token(value: value, refreshAt: sentAt.addingTimeInterval(lifetime * Self.refreshShare))
+        let lifetime = TimeInterval(min(max(answer.expires_in ?? 3600, 0), 86_400))
+        return Token(value: value, refreshAt: sentAt.addingTimeInterval(lifetime * Self.refreshShare), expiresAt: sentAt.addingTimeInterval(lifetime))
     }
 
     private func assertion() async throws -> String {

@@ -4,6 +4,7 @@ import HeraldCore
 public import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// Posts every failed push to an operator's URL as JSON, one event per request, retried with
 /// back-off. The queue is bounded: when the receiver cannot keep up, new events are counted and
@@ -36,6 +37,7 @@ public final class FeedbackWebhook: FailureObserver {
     private let posted: Counter
     private let dropped: Counter
     private let abandoned: Counter
+    private let dropping = Atomic<Bool>(false)
 
     public init(configuration: Configuration, metrics: any MetricsFactory, logger: Logger) {
         self.configuration = configuration
@@ -53,7 +55,10 @@ public final class FeedbackWebhook: FailureObserver {
     public func pushFailed(_ event: FeedbackEvent) {
         if case .dropped = self.continuation.yield(event) {
             self.dropped.increment()
-            self.logger.warning("feedback queue full: event dropped", metadata: ["push.id": "\(event.id)", "queue.limit": "\(self.configuration.queueLimit)"])
+            // One line per outage, not per event: the counter has the numbers.
+            if !self.dropping.exchange(true, ordering: .relaxed) {
+                self.logger.warning("feedback queue full: events are dropped until it drains", metadata: ["queue.limit": "\(self.configuration.queueLimit)"])
+            }
         }
     }
 
@@ -86,9 +91,7 @@ public final class FeedbackWebhook: FailureObserver {
             request.headers.add(name: "authorization", value: "Bearer " + token)
         }
         request.body = .bytes(ByteBuffer(bytes: event.json.bytes))
-        let timeout = TimeAmount.nanoseconds(
-            Int64(self.configuration.requestTimeout.components.seconds) * 1_000_000_000 + self.configuration.requestTimeout.components.attoseconds / 1_000_000_000
-        )
+        let timeout = TimeAmount(self.configuration.requestTimeout)
         var random = SystemRandomNumberGenerator()
         var lastProblem = ""
         for attempt in 1...max(self.configuration.maximumAttempts, 1) {
@@ -98,6 +101,7 @@ public final class FeedbackWebhook: FailureObserver {
                 let status = Int(response.status.code)
                 if (200..<300).contains(status) {
                     self.posted.increment()
+                    self.dropping.store(false, ordering: .relaxed)
                     return
                 }
                 lastProblem = "HTTP \(status)"

@@ -374,8 +374,12 @@ extension HeraldConfiguration {
 }
 
 extension HeraldConfiguration {
+    /// 127.0.0.0/8, ::1 or the name `localhost`; parsed, so `127.example.com` is not loopback.
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { part in part.count <= 3 && UInt8(part) != nil }
     }
 }
 

@@ -91,7 +91,11 @@ extension MockFCM {
         // longest legal length must not make an empty message too big.
         let payloadSize = JSONValue.object(message.filter { !["token", "topic", "condition"].contains($0.0) }).bytes.count
         let limit: Int
-        if case .topic = target { limit = Self.maximumTopicMessageSize } else { limit = Self.maximumMessageSize }
+        // A condition selects topics, so its messages are topic messages.
+        switch target {
+        case .topic, .condition: limit = Self.maximumTopicMessageSize
+        case .token: limit = Self.maximumMessageSize
+        }
         guard payloadSize <= limit else {
             throw Violation(
                 field: "message",

@@ -50,6 +50,7 @@ struct GorushEndToEndHarness {
                       default-app: wallet
                     feedback:
                       url: \(webhook.url)
+                      bearer-token: hook-s3cret
                     apps:
                       wallet:
                         apns:
@@ -77,8 +78,8 @@ struct GorushEndToEndHarness {
 
                     """ + extraYAML
                 try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
-                let configuration = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml")).configuration
-                let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"), configurationText: "api:\n  bearer-token: ******\n")
+                let effective = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml"))
+                let node = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"), configurationText: effective.yaml())
                 try await node.application.test(.router) { client in
                     try await body(GorushEndToEndHarness(wallet: wallet, chat: chat, fcm: fcm, webhook: webhook, client: client))
                 }
