@@ -1,5 +1,6 @@
 public import Foundation
 import JWTKit
+import Synchronization
 
 /// Mints and caches the ES256 provider token of one APNs signing key, shared by every connection
 /// that uses the key.
@@ -36,6 +37,9 @@ public actor APNSTokenManager {
     private let now: @Sendable () -> Date
     private let onMint: (@Sendable () -> Void)?
     private var current: Token?
+    /// The current `authorization` value and until when to use it, readable without entering
+    /// the actor: every push needs it.
+    private nonisolated let cached = Mutex<(value: String, until: Date)?>(nil)
     private var minting: Task<Token, any Error>?
     /// Parsed in `init` so a bad key fails at start-up; added to `keys` (an actor) at first use.
     private var pendingKey: ES256PrivateKey?
@@ -79,6 +83,7 @@ public actor APNSTokenManager {
         defer { self.minting = nil }
         let token = try await task.value
         self.current = token
+        self.cached.withLock { $0 = ("bearer " + token.value, token.issuedAt.addingTimeInterval(Self.refreshAge)) }
         self.mintCount += 1
         self.onMint?()
         return token
@@ -106,7 +111,12 @@ struct APNSProviderClaims: JWTPayload {
 }
 
 extension APNSTokenManager: ProviderCredentials {
-    public func authorization() async throws(CredentialsError) -> String {
+    public nonisolated func authorization() async throws(CredentialsError) -> String {
+        if let cached = self.cached.withLock({ $0 }), self.now() < cached.until { return cached.value }
+        return try await self.mintedAuthorization()
+    }
+
+    private func mintedAuthorization() async throws(CredentialsError) -> String {
         do {
             return "bearer " + (try await self.token())
         } catch {

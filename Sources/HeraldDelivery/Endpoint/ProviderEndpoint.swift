@@ -1,6 +1,7 @@
 public import HeraldCore
 public import Logging
 public import NIOCore
+import Synchronization
 
 /// Delivers requests to one provider endpoint (host and credentials) over a few kept HTTP/2
 /// connections, with bounded admission, retries with back-off and a deadline per notification.
@@ -50,8 +51,16 @@ public actor ProviderEndpoint {
     private var connectFailures = 0
     private var lastConnectError: String?
     private var nextConnectAt = ContinuousClock.now
-    private var admitted = 0
     private var isShuttingDown = false
+    /// What every push reads: admission and the open connections, outside the actor so a push
+    /// that finds a free stream never waits for it.
+    private nonisolated let fast = FastPath()
+
+    private final class FastPath: Sendable {
+        let admitted = Atomic<Int>(0)
+        let shuttingDown = Atomic<Bool>(false)
+        let connections = Mutex<[HTTP2Connection]>([])
+    }
 
     public init(
         provider: String,
@@ -68,22 +77,23 @@ public actor ProviderEndpoint {
     }
 
     /// Notifications admitted and not yet finished.
-    public var queueDepth: Int { self.admitted }
+    public var queueDepth: Int { self.fast.admitted.load(ordering: .relaxed) }
     /// Connections open now.
     public var openConnections: Int { self.connections.filter(\.isUsable).count }
 
     /// Delivers `request` and returns how it ended; throws `DeliveryError` only when it was not
     /// admitted (queue full, shutting down).
     public nonisolated func send(_ request: some ProviderRequest) async throws(DeliveryError) -> DeliveryOutcome {
-        try await self.admit()
-        let outcome = await self.deliver(request)
-        await self.finish()
-        return outcome
+        try self.admit()
+        defer { self.fast.admitted.subtract(1, ordering: .relaxed) }
+        return await self.deliver(request)
     }
 
     /// Closes every connection; later `send` calls are refused.
     public func shutdown() async {
         self.isShuttingDown = true
+        self.fast.shuttingDown.store(true, ordering: .relaxed)
+        self.fast.connections.withLock { $0 = [] }
         let open = self.connections
         self.connections = []
         for connection in open { await connection.close() }
@@ -94,24 +104,21 @@ public actor ProviderEndpoint {
         }
     }
 
-    private func admit() throws(DeliveryError) {
-        guard !self.isShuttingDown else { throw self.shuttingDownError }
-        guard self.admitted < self.configuration.queueLimit else {
+    private nonisolated func admit() throws(DeliveryError) {
+        guard !self.fast.shuttingDown.load(ordering: .relaxed) else { throw self.shuttingDownError }
+        let admitted = self.fast.admitted.add(1, ordering: .relaxed).newValue
+        guard admitted <= self.configuration.queueLimit else {
+            self.fast.admitted.subtract(1, ordering: .relaxed)
             throw DeliveryError(
                 .overloaded,
-                "\(self.admitted) notifications already queued for \(self.provider) at \(self.configuration.host)",
+                "\(admitted - 1) notifications already queued for \(self.provider) at \(self.configuration.host)",
                 retryAfter: .seconds(1)
             )
         }
-        self.admitted += 1
     }
 
-    private var shuttingDownError: DeliveryError {
+    private nonisolated var shuttingDownError: DeliveryError {
         DeliveryError(.shuttingDown, "the \(self.provider) endpoint \(self.configuration.host) is shutting down", retryAfter: .seconds(5))
-    }
-
-    private func finish() {
-        self.admitted -= 1
     }
 
     /// Attempts until an outcome, the attempt limit or the deadline.
@@ -127,7 +134,7 @@ public actor ProviderEndpoint {
             var authorization: String?
             var used: HTTP2Connection?
             do {
-                let connection = try await self.connection(before: deadline)
+                let connection = try await self.anyConnection(before: deadline)
                 used = connection
                 authorization = try await self.credentials?.authorization()
                 let remaining = deadline - ContinuousClock.now
@@ -201,6 +208,20 @@ public actor ProviderEndpoint {
         var reason: String
     }
 
+    /// The least busy open connection with a free stream, read without entering the actor; the
+    /// actor decides only when there is none (opening, queueing, waiting out a back-off).
+    private nonisolated func anyConnection(before deadline: ContinuousClock.Instant) async throws -> HTTP2Connection {
+        let free = self.fast.connections.withLock { connections in
+            var best: HTTP2Connection?
+            for connection in connections where connection.isUsable && connection.openStreams < connection.maxConcurrentStreams {
+                if best.map({ connection.openStreams < $0.openStreams }) ?? true { best = connection }
+            }
+            return best
+        }
+        if let free { return free }
+        return try await self.connection(before: deadline)
+    }
+
     /// A usable connection with a free stream if there is one, else the least busy, opening
     /// connections up to the configured number as needed.
     private func connection(before deadline: ContinuousClock.Instant) async throws -> HTTP2Connection {
@@ -208,6 +229,7 @@ public actor ProviderEndpoint {
             guard !self.isShuttingDown else { throw self.shuttingDownError }
             self.connections.removeAll { !$0.isUsable }
             let usable = self.connections
+            self.fast.connections.withLock { $0 = usable }
             if let free = usable.filter({ $0.openStreams < $0.maxConcurrentStreams }).min(by: { $0.openStreams < $1.openStreams }) {
                 return free
             }
@@ -262,6 +284,8 @@ public actor ProviderEndpoint {
         // During shutdown `shutdown()` closes it after awaiting the connect.
         guard !self.isShuttingDown else { return }
         self.connections.append(connection)
+        let connections = self.connections
+        self.fast.connections.withLock { $0 = connections }
     }
 
     private func connectFailed(_ error: any Error) {

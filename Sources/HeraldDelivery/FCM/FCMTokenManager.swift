@@ -5,6 +5,7 @@ public import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import NIOSSL
+import Synchronization
 
 /// Gets and caches the OAuth 2.0 access token of one service account (fcm.md §1): an RS256 JWT
 /// assertion exchanged at the token endpoint, shared by every connection of the project, renewed
@@ -40,6 +41,9 @@ public actor FCMTokenManager {
     private var fetching: Task<Token, any Error>?
     private var permanentFailure: (error: CredentialsError, until: Date)?
     private var isShutDown = false
+    /// The current `authorization` value and when to renew it, readable without entering the
+    /// actor: every push needs it.
+    private nonisolated let cached = Mutex<(value: String, until: Date)?>(nil)
     /// Parsed in `init` so a bad key fails at start-up; added to `keys` (an actor) at first use.
     private var pendingKey: Insecure.RSA.PrivateKey?
     /// Access tokens obtained so far, for the token-refresh metric and tests.
@@ -98,6 +102,7 @@ public actor FCMTokenManager {
     /// Closes the token endpoint's connections.
     public func shutdown() async {
         self.isShutDown = true
+        self.cached.withLock { $0 = nil }
         self.fetching?.cancel()
         let client = self.client
         self.client = nil
@@ -126,6 +131,7 @@ public actor FCMTokenManager {
             if self.fetching == task {
                 self.fetching = nil
                 self.current = token
+                self.cached.withLock { $0 = ("Bearer " + token.value, token.refreshAt) }
                 self.fetchCount += 1
                 self.onMint?()
             }
@@ -189,13 +195,15 @@ public actor FCMTokenManager {
 }
 
 extension FCMTokenManager: ProviderCredentials {
-    public func authorization() async throws(CredentialsError) -> String {
-        "Bearer " + (try await self.token())
+    public nonisolated func authorization() async throws(CredentialsError) -> String {
+        if let cached = self.cached.withLock({ $0 }), self.now() < cached.until { return cached.value }
+        return "Bearer " + (try await self.token())
     }
 
     public func authorizationRejected(_ authorization: String) async {
         if let current = self.current, "Bearer " + current.value == authorization {
             self.current = nil
+            self.cached.withLock { $0 = nil }
         }
     }
 }

@@ -151,57 +151,35 @@ public final class HTTP2Connection: Sendable {
             throw HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: self.state.goAwayReason)
         }
         self.state.streamOpening()
-        let stream: NIOAsyncChannel<HTTP2Frame.FramePayload, HTTP2Frame.FramePayload>
+        let promise = self.channel.eventLoop.makePromise(of: HTTP2Response.self)
+        let stream: any Channel
         do {
             stream = try await self.multiplexer.openStream { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<HTTP2Frame.FramePayload, HTTP2Frame.FramePayload>(wrappingChannelSynchronously: channel)
+                    try channel.pipeline.syncOperations.addHandler(
+                        HTTP2RequestHandler(headers: headers, body: ByteBuffer(bytes: body), promise: promise)
+                    )
+                    return channel
                 }
             }
         } catch {
+            // The promise must be completed on every path (NIO traps on a dropped promise).
+            promise.fail(error)
             throw self.connectionError(for: error)
         }
         let timedOut = NIOLockedValueBox(false)
         let timer = deadline.map { deadline in
-            stream.channel.eventLoop.scheduleTask(in: TimeAmount(deadline)) {
+            stream.eventLoop.scheduleTask(in: TimeAmount(deadline)) {
                 timedOut.withLockedValue { $0 = true }
-                stream.channel.close(promise: nil)
+                stream.close(promise: nil)
             }
         }
         defer { timer?.cancel() }
         do {
-            return try await stream.executeThenClose { inbound, outbound in
-                try await outbound.write(contentsOf: [
-                    .headers(.init(headers: headers)),
-                    .data(.init(data: .byteBuffer(ByteBuffer(bytes: body)), endStream: true)),
-                ])
-                var response: HTTP2Response?
-                var collected: [UInt8] = []
-                for try await payload in inbound {
-                    switch payload {
-                    case .headers(let frame):
-                        if response == nil {
-                            response = HTTP2Response(status: Int(frame.headers.first(name: ":status") ?? "") ?? 0, headers: frame.headers, body: [])
-                        }
-                        if frame.endStream, var done = response {
-                            done.body = collected
-                            return done
-                        }
-                    case .data(let frame):
-                        if case .byteBuffer(let buffer) = frame.data { collected += buffer.readableBytesView }
-                        if frame.endStream, var done = response {
-                            done.body = collected
-                            return done
-                        }
-                    default:
-                        continue
-                    }
-                }
-                // The stream ended without a complete answer: timed out, or the connection went away.
-                throw self.unansweredError(timedOut: timedOut.withLockedValue { $0 }, deadline: deadline)
-            }
-        } catch let error as HTTP2ConnectionError {
-            throw error
+            return try await promise.futureResult.get()
+        } catch is HTTP2RequestHandler.StreamClosed {
+            // The stream ended without a complete answer: timed out, or the connection went away.
+            throw self.unansweredError(timedOut: timedOut.withLockedValue { $0 }, deadline: deadline)
         } catch {
             if timedOut.withLockedValue({ $0 }) { throw self.unansweredError(timedOut: true, deadline: deadline) }
             throw self.connectionError(for: error)
