@@ -122,6 +122,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldCrypto",
+            dependencies: [
+                "CSecp256k1",
+                "HeraldCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldBench",
             dependencies: [
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -182,6 +192,12 @@ let package = Package(
         .testTarget(
             name: "HeraldCoreTests",
             dependencies: ["HeraldCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldCryptoTests",
+            dependencies: ["HeraldCore", "HeraldCrypto"],
+            exclude: ["vectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
