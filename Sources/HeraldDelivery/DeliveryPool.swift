@@ -73,33 +73,24 @@ public struct DeliveryPool: Sendable {
             return .rejected(reason: "UnknownApp")
         }
         let provider: String
-        let outcome: DeliveryOutcome
-        let start = ContinuousClock.now
+        let send: (PushNotification) async throws(DeliveryError) -> DeliveryOutcome
         switch notification.device.platform {
         case .apns:
-            provider = "apns"
-            guard let endpoint = app.apns else {
-                return .failed(reason: "NoAPNsCredentials")
-            }
-            do {
-                outcome = try await endpoint.send(notification)
-            } catch {
-                self.metrics.recordOverloaded(provider: provider, app: appID)
-                throw error
-            }
+            guard let endpoint = app.apns else { return .failed(reason: "NoAPNsCredentials") }
+            (provider, send) = ("apns", endpoint.send)
         case .fcm:
-            provider = "fcm"
-            guard let endpoint = app.fcm else {
-                return .failed(reason: "NoFCMCredentials")
-            }
-            do {
-                outcome = try await endpoint.send(notification)
-            } catch {
-                self.metrics.recordOverloaded(provider: provider, app: appID)
-                throw error
-            }
+            guard let endpoint = app.fcm else { return .failed(reason: "NoFCMCredentials") }
+            (provider, send) = ("fcm", endpoint.send)
         default:
             return .failed(reason: "UnsupportedPlatform")
+        }
+        let start = ContinuousClock.now
+        let outcome: DeliveryOutcome
+        do {
+            outcome = try await send(notification)
+        } catch {
+            self.metrics.recordOverloaded(provider: provider, app: appID)
+            throw error
         }
         self.metrics.record(provider: provider, app: appID, outcome: outcome, duration: ContinuousClock.now - start)
         if case .deadToken(let reason) = outcome {

@@ -19,39 +19,8 @@ herald_port=${BENCH_HERALD_PORT:-18088}
 command -v h2load >/dev/null || { echo "needs h2load (apt-get install nghttp2-client)" >&2; exit 1; }
 [ -x "$bin" ] || { echo "needs $bin (swift build -c release --product herald --scratch-path .build-release)" >&2; exit 1; }
 
-work=$(mktemp -d)
-cleanup() {
-    kill "${herald_pid:-}" "${mock_pid:-}" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-(cd "$work" && exec "$OLDPWD/$bin" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem --key-id BENCHKEY01 --team-id BENCHTEAM1 > mock.log 2>&1) &
-mock_pid=$!
-for _ in $(seq 1 100); do [ -s "$work/ca.pem" ] && break; sleep 0.1; done
-
-cat > "$work/herald.yaml" <<YAML
-server:
-  port: $herald_port
-store:
-  path: $work/data
-log:
-  level: warning
-apps:
-  bench:
-    apns:
-      key-file: $work/key.p8
-      key-id: BENCHKEY01
-      team-id: BENCHTEAM1
-      topic: im.herald.bench
-      host: 127.0.0.1
-      port: $mock_port
-      ca-file: $work/ca.pem
-YAML
-"$bin" serve --config "$work/herald.yaml" > "$work/herald.log" 2>&1 &
-herald_pid=$!
-for _ in $(seq 1 100); do curl -sf "127.0.0.1:$herald_port/healthz" >/dev/null && break; sleep 0.1; done
+# shellcheck source=benchmarks/scripts/start-node.sh
+source benchmarks/scripts/start-node.sh
 
 token_list=$(for i in $(seq 1 "$tokens"); do
     printf '"%064x"' "$i"
