@@ -129,4 +129,34 @@ import Testing
             try await store.close()
         }
     }
+
+    @Test func certificateAppsAndFCMAppsBuildAndBadFilesNameTheirKey() async throws {
+        try await withTemporaryDirectory { directory in
+            let certificate = try TestCertificate()
+            try certificate.certificatePEM.write(toFile: directory + "/cert.pem", atomically: true, encoding: .utf8)
+            try certificate.privateKeyPEM.write(toFile: directory + "/key.pem", atomically: true, encoding: .utf8)
+            try "{}".write(toFile: directory + "/empty.json", atomically: true, encoding: .utf8)
+            var configuration = HeraldConfiguration()
+            configuration.store.path = directory + "/data"
+            var apns = HeraldConfiguration.App.APNS()
+            apns.certificateFile = directory + "/cert.pem"
+            apns.certificateKeyFile = directory + "/key.pem"
+            apns.topic = "im.herald.legacy"
+            configuration.apps["legacy"] = HeraldConfiguration.App(apns: apns)
+            let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
+            #expect(node.delivery?.apps["legacy"]?.apns?.configuration.endpoint.clientIdentity != nil)
+            try await node.store.close()
+
+            var fcm = HeraldConfiguration.App.FCM()
+            fcm.serviceAccountFile = directory + "/empty.json"
+            configuration.apps = ["android": HeraldConfiguration.App(fcm: fcm)]
+            do {
+                _ = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
+                Issue.record("a service-account file without its fields must stop start-up")
+            } catch let error as ConfigurationError {
+                #expect(error.message.contains("apps.android.fcm.service-account-file"))
+                #expect(error.message.contains("project_id"))
+            }
+        }
+    }
 }
