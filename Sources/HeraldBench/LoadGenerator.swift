@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-public import Foundation
+import Foundation
 import Histogram
 import NIOCore
 import NIOHTTP1

@@ -75,10 +75,12 @@ extension Herald {
                 ]
             )
             if configuration.apps.isEmpty {
-                logger.notice("no app configured (apps.<app>.apns.*): notifications cannot be delivered, so no front door is mounted")
+                logger.notice("no app configured (apps.<app>.apns.* or apps.<app>.fcm.*): notifications cannot be delivered, so no front door is mounted")
             } else {
                 logger.notice("apps: \(configuration.appSummary)")
-                logger.notice("front doors: gorush POST /api/push (answers as gorush in sync mode); not yet: FCM, Status, Web Push, Aries, silent sync")
+                let mode = configuration.gorush.sync ? "sync: answers with the failures" : "async: answers at once, failures to the feedback webhook"
+                logger.notice("front doors: gorush POST /api/push (\(mode)); not yet: Status, Web Push, Aries, silent sync")
+                if let url = configuration.feedback.url { logger.notice("feedback webhook: \(url)") }
             }
             if configuration.metrics.bearerToken == nil, configuration.server.host != "127.0.0.1", configuration.server.host != "localhost" {
                 logger.warning("/metrics is open to anyone who can reach \(configuration.server.host); set metrics.bearer-token")

@@ -19,7 +19,7 @@ server:
 store:
   path: $work/data
 log:
-  level: warning
+  level: ${BENCH_LOG_LEVEL:-warning}
 apps:
   bench:
     apns:

@@ -147,6 +147,7 @@ public actor ProviderEndpoint {
             } catch is CancellationError {
                 return .failed(reason: "cancelled after \(attempt - 1) attempts")
             } catch let error as HTTP2ConnectionError {
+                self.logger.debug("attempt failed on the connection", metadata: ["provider": "\(self.provider)", "error": "\(error)"])
                 switch error.code {
                 case .streamReset, .timedOut:
                     // The connection may be fine; the stream was not. Retry after a back-off.
@@ -171,6 +172,10 @@ public actor ProviderEndpoint {
                 return outcome
             case .retry(let reason, let after, let preparation):
                 lastReason = reason
+                self.logger.debug(
+                    "retrying a push",
+                    metadata: ["provider": "\(self.provider)", "attempt": "\(attempt)", "reason": "\(reason)", "then": "\(preparation)"]
+                )
                 if preparation == .refreshToken {
                     // A fresh token that is refused too means the credentials, not their age, are
                     // wrong: asking again would only repeat the refusal. Without a token (a client

@@ -55,8 +55,10 @@ final class HTTP2RequestHandler: ChannelInboundHandler, RemovableChannelHandler 
             return
         }
         if endStream, let status = self.status {
+            // Not closed here: the stream closes by itself once both ends are done. Closing it
+            // while our own END_STREAM may still be queued would send RST_STREAM(CANCEL), and a
+            // peer counting resets answers a stream of them with GOAWAY(ENHANCE_YOUR_CALM).
             self.promise.succeed(HTTP2Response(status: status, headers: self.responseHeaders, body: self.collected))
-            context.close(promise: nil)
         }
     }
 

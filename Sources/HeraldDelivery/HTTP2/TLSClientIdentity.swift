@@ -1,4 +1,4 @@
-public import NIOSSL
+import NIOSSL
 
 /// A client certificate chain and its private key, both PEM, presented during the TLS handshake.
 public struct TLSClientIdentity: Sendable, Hashable {
