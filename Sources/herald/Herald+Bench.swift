@@ -13,9 +13,10 @@ extension Herald {
                 the request's intended send time, so a slow server cannot hide its queueing. Closed \
                 loop (no --rate) keeps --concurrency requests in flight and finds the most the node \
                 completes. Latencies go through an HdrHistogram (3 significant digits); the result \
-                is printed and, with --output, written as JSON for benchmarks/report.
+                is printed and, with --output, written as JSON.
                 The node must deliver to a peer that can take the load: run `herald mock-apns` and \
-                point an app at it (see benchmarks/README.md). Never aim it at a production APNs app.
+                point an app at it (benchmarks/scripts/gorush-push-bench.sh does; see \
+                docs/benchmarks.md). Never aim it at a production APNs app.
                 """
         )
 
