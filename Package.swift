@@ -168,6 +168,7 @@ let package = Package(
             dependencies: [
                 "HeraldBench",
                 "HeraldCore",
+                "HeraldDelivery",
                 "HeraldServer",
                 "HeraldStore",
                 "HeraldTesting",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import HeraldDelivery
 import HeraldTesting
 import UnixSignals
 
@@ -24,6 +25,8 @@ extension Herald {
         @Option(help: "Team ID of the signing key.") var teamID: String = "MOCKTEAM01"
         @Option(help: "Where to write the mock's TLS certificate (PEM).") var certificateOut: String = "mock-apns-cert.pem"
         @Option(help: "Event-loop threads.") var threads: Int = 1
+        @Option(help: "Also write a provider token (JWT, valid an hour) signed with the key, for clients such as h2load.")
+        var tokenOut: String?
 
         func run() async throws {
             let privateKey: P256.Signing.PrivateKey
@@ -36,6 +39,12 @@ extension Herald {
             let configuration = MockAPNS.Configuration(keys: [.init(keyID: self.keyID, teamID: self.teamID, publicKey: privateKey.publicKey)])
             let mock = try await MockAPNS.start(configuration: configuration, port: self.port, threads: max(self.threads, 1))
             try mock.certificatePEM.write(toFile: self.certificateOut, atomically: true, encoding: .utf8)
+            if let tokenOut = self.tokenOut {
+                let tokens = try APNSTokenManager(
+                    credentials: .init(keyID: self.keyID, teamID: self.teamID, privateKeyPEM: privateKey.pemRepresentation)
+                )
+                try await tokens.token().write(toFile: tokenOut, atomically: true, encoding: .utf8)
+            }
             print("mock APNs listening on https://127.0.0.1:\(mock.port) (certificate \(self.certificateOut), key id \(self.keyID), team id \(self.teamID)\(self.key == nil ? ", key \(self.keyOut)" : ""))")
             for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) { break }
             print("mock APNs stopping: \(mock.accepted.count) pushes accepted, \(mock.requestCount) requests validated")
