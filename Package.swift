@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -100,11 +101,33 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldStatus",
+            dependencies: [
+                "HeraldCore",
+                "HeraldCrypto",
+                "HeraldDelivery",
+                "HeraldStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["Protobuf/push_notifications.proto", "Protobuf/application_metadata_message.proto"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
+                "HeraldCrypto",
                 "HeraldDelivery",
                 "HeraldGorush",
+                "HeraldStatus",
                 "HeraldStore",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -134,6 +157,9 @@ let package = Package(
         .target(
             name: "HeraldBench",
             dependencies: [
+                "HeraldCrypto",
+                "HeraldStatus",
+                "HeraldTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -146,6 +172,9 @@ let package = Package(
             name: "HeraldTesting",
             dependencies: [
                 "HeraldCore",
+                "HeraldCrypto",
+                "HeraldStatus",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -153,6 +182,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -168,11 +198,15 @@ let package = Package(
             dependencies: [
                 "HeraldBench",
                 "HeraldCore",
+                "HeraldCrypto",
+                "HeraldStatus",
                 "HeraldDelivery",
                 "HeraldServer",
                 "HeraldStore",
                 "HeraldTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -254,6 +288,21 @@ let package = Package(
                 "HeraldBench",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldStatusTests",
+            dependencies: [
+                "HeraldStatus",
+                "HeraldCore",
+                "HeraldCrypto",
+                "HeraldDelivery",
+                "HeraldStore",
+                "HeraldTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["vectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -8,6 +8,7 @@ import ServiceLifecycle
 import UnixSignals
 public import HeraldDelivery
 import HeraldGorush
+public import HeraldStatus
 import NIOPosix
 
 /// A single Herald node, assembled from its configuration: the store, the log follower and the
@@ -18,6 +19,8 @@ public struct HeraldNode: Sendable {
     public let metrics: PrometheusCollectorRegistry
     /// The delivery pool of the configured apps; `nil` when none is configured.
     public let delivery: DeliveryPool?
+    /// The Status front door; `nil` unless `status.identity-key-file` is set.
+    public let status: StatusServer?
     /// The HTTP application; it also runs the store and log follower services, and on graceful
     /// shutdown stops the server first, then the follower, then closes the store.
     public let application: Application<RouterResponder<HeraldRequestContext>>
@@ -86,12 +89,31 @@ public struct HeraldNode: Sendable {
             }
             GorushRoutes<HeraldRequestContext>(pool: delivery, statistics: GorushStatistics(factory: factory), configuration: gorush).register(on: api)
         }
+        let status: StatusServer?
+        do {
+            status = try configuration.makeStatusServer(store: store, registry: registry, delivery: delivery, metrics: factory, logger: logger)
+        } catch {
+            store.environment.close()
+            throw error
+        }
+        if let status {
+            let api = router.group()
+            if let token = configuration.api.bearerToken {
+                api.add(middleware: BearerTokenMiddleware(token: token))
+            }
+            StatusRoutes<HeraldRequestContext>(server: status).register(on: api)
+        }
         // Listed so that graceful shutdown, which runs in reverse, drains async pushes first,
         // then closes provider connections, then posts the last feedback, then closes the store.
         var services: [any Service] = [StoreService(store: store), store.follower(logger: logger)]
         if let feedback { services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() })) }
         if let delivery { services.append(DeliveryService(pool: delivery)) }
         if let dispatcher { services.append(DrainingService(work: { await dispatcher.run() }, finish: { dispatcher.finish() })) }
+        if let status, let url = configuration.status.nwakuURL {
+            var relay = NwakuRelayAdapter.Configuration(url: url)
+            relay.pubsubTopic = configuration.status.pubsubTopic
+            services.append(NwakuRelayService(adapter: NwakuRelayAdapter(configuration: relay, server: status, logger: logger)))
+        }
 
         let application = Application(
             router: router,
@@ -103,7 +125,14 @@ public struct HeraldNode: Sendable {
             onServerRunning: { channel in await onServerRunning(channel.localAddress) },
             logger: logger
         )
-        return HeraldNode(configuration: configuration, store: store, metrics: metricsRegistry, delivery: delivery, application: application)
+        return HeraldNode(
+            configuration: configuration,
+            store: store,
+            metrics: metricsRegistry,
+            delivery: delivery,
+            status: status,
+            application: application
+        )
     }
 
     /// Runs every service until SIGTERM or SIGINT (or the group's graceful shutdown), then stops

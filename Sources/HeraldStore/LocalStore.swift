@@ -8,13 +8,15 @@ public final class LocalStore: Sendable {
         static let log = "log"
         static let records = "registry"
         static let meta = "meta"
-        static let all = [log, records, meta]
+        static let markers = "markers"
+        static let all = [log, records, meta, markers]
     }
 
     public let environment: LMDBEnvironment
     public let writer: StoreWriter
     public let log: LMDBCommandLog
     public let view: LMDBRegistryView
+    public let markers: MessageMarkers
 
     public init(path: String, configuration: LMDBEnvironment.Configuration = .init()) throws {
         let environment = try LMDBEnvironment(path: path, databases: DatabaseName.all, configuration: configuration)
@@ -27,6 +29,7 @@ public final class LocalStore: Sendable {
             records: environment.database(DatabaseName.records),
             meta: environment.database(DatabaseName.meta)
         )
+        self.markers = try MessageMarkers(writer: writer, database: environment.database(DatabaseName.markers))
     }
 
     /// The follower that keeps `view` applied up to `log`.

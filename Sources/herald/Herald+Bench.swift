@@ -1,6 +1,11 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import HeraldBench
+import HeraldCore
+import HeraldCrypto
+import NIOCore
+import NIOFoundationCompat
 
 extension Herald {
     struct Bench: AsyncParsableCommand {
@@ -8,7 +13,10 @@ extension Herald {
             commandName: "bench",
             abstract: "Load-test a Herald node (local or remote) and report throughput and latency percentiles.",
             discussion: """
-                Scenarios: gorush-push (POST /api/push with gorush's request).
+                Scenarios: gorush-push (POST /api/push with gorush's request); status-register \
+                (POST /waku/v1/messages with Status registrations, each from a new client key, \
+                built before the run so client crypto is not measured; the node's identity key is \
+                read from GET /status/v1/identity unless --status-server-key is given).
                 Open loop (--rate) sends at a constant arrival rate and measures each latency from \
                 the request's intended send time, so a slow server cannot hide its queueing. Closed \
                 loop (no --rate) keeps --concurrency requests in flight and finds the most the node \
@@ -22,6 +30,7 @@ extension Herald {
 
         enum Scenario: String, ExpressibleByArgument, CaseIterable {
             case gorushPush = "gorush-push"
+            case statusRegister = "status-register"
         }
 
         @Argument(help: "The scenario: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).") var scenario: Scenario
@@ -38,6 +47,10 @@ extension Herald {
         @Option(help: "Bearer token for nodes with api.bearer-token set.") var bearerToken: String?
         @Option(help: "Seconds of load sent first and not measured (connections, caches).") var warmup: Double = 2
         @Option(help: "Write the result as JSON to this file.") var output: String?
+        @Option(help: "status-register: the node's Status public key (0x04… or compressed hex); fetched from the node when absent.")
+        var statusServerKey: String?
+        @Option(help: "status-register: distinct registrations prepared; requests beyond it resend them (answered VERSION_MISMATCH).")
+        var registrations: Int = 20_000
 
         func validate() throws {
             guard self.duration > 0 else { throw ValidationError("--duration must be positive") }
@@ -51,13 +64,43 @@ extension Herald {
         }
 
         func run() async throws {
-            let scenario = GorushPushScenario(
-                devices: self.devices,
-                tokensPerRequest: self.tokensPerRequest,
-                payloadSize: self.payloadSize,
-                platform: GorushPushScenario.Platform(rawValue: self.platform) ?? .ios,
-                topic: self.topic
-            )
+            switch self.scenario {
+            case .gorushPush:
+                try await self.run(
+                    GorushPushScenario(
+                        devices: self.devices,
+                        tokensPerRequest: self.tokensPerRequest,
+                        payloadSize: self.payloadSize,
+                        platform: GorushPushScenario.Platform(rawValue: self.platform) ?? .ios,
+                        topic: self.topic
+                    )
+                )
+            case .statusRegister:
+                let key = try await self.statusKey()
+                let started = ContinuousClock.now
+                let scenario = try await StatusRegisterScenario(server: key, count: self.registrations)
+                print("prepared \(self.registrations) registrations in \(ContinuousClock.now - started)")
+                try await self.run(scenario)
+            }
+        }
+
+        /// The node's Status key, from the option or from `GET /status/v1/identity`.
+        func statusKey() async throws -> Secp256k1PublicKey {
+            var text = self.statusServerKey
+            if text == nil {
+                let url = self.url.trimmingCharacters(in: ["/"]) + "/status/v1/identity"
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+                let body = try await response.body.collect(upTo: 1 << 16)
+                let identity = try JSONDecoder().decode([String: String].self, from: Data(buffer: body))
+                text = identity["publicKey"]
+            }
+            guard var hex = text else { throw ValidationError("the node has no Status front door (GET /status/v1/identity failed)") }
+            if hex.hasPrefix("0x") { hex.removeFirst(2) }
+            guard let bytes = Hex.decode(hex) else { throw ValidationError("--status-server-key is not hex") }
+            return try Secp256k1PublicKey(bytes: bytes)
+        }
+
+        func run(_ scenario: some LoadScenario) async throws {
             let mode: LoadGenerator.Mode = self.rate.map { .open(rate: $0) } ?? .closed
             if self.warmup > 0 {
                 let warm = LoadGenerator(baseURL: self.url, mode: mode, duration: .seconds(self.warmup), concurrency: self.concurrency, bearerToken: self.bearerToken)

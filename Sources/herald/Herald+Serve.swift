@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import HeraldCore
+import HeraldCrypto
 import HeraldServer
+import HeraldStatus
 import HeraldStore
 import NIOCore
 import Logging
@@ -75,12 +78,25 @@ extension Herald {
                 ]
             )
             if configuration.apps.isEmpty {
-                logger.notice("no app configured (apps.<app>.apns.* or apps.<app>.fcm.*): notifications cannot be delivered, so no front door is mounted")
+                logger.notice("no app configured (apps.<app>.apns.* or apps.<app>.fcm.*): notifications cannot be delivered, so the gorush front door is not mounted")
             } else {
                 logger.notice("apps: \(configuration.appSummary)")
                 let mode = configuration.gorush.sync ? "sync: answers with the failures" : "async: answers at once, failures to the feedback webhook"
-                logger.notice("front doors: gorush POST /api/push (\(mode)); not yet: Status, Web Push, Aries, silent sync")
+                logger.notice("front door: gorush POST /api/push (\(mode))")
                 if let url = configuration.feedback.url { logger.notice("feedback webhook: \(url)") }
+            }
+            if let status = node.status {
+                // Clients register against this key, so operators need it printed.
+                logger.notice(
+                    "front door: Status POST /waku/v1/messages",
+                    metadata: [
+                        "status.public-key": "0x\(Hex.encode(status.identity.publicKey.uncompressedRepresentation))",
+                        "status.push-topic": "\(status.identity.partitionedTopic)",
+                        "status.registration-topic": "\(status.identity.personalTopic)",
+                        "status.query-topics": "\(status.queryTopics.count)",
+                        "status.delivery": "\(configuration.status.gorushURL.map { "gorush \($0)" } ?? "apps")",
+                    ]
+                )
             }
             if configuration.metrics.bearerToken == nil, configuration.server.host != "127.0.0.1", configuration.server.host != "localhost" {
                 logger.warning("/metrics is open to anyone who can reach \(configuration.server.host); set metrics.bearer-token")

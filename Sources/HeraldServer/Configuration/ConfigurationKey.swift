@@ -21,7 +21,7 @@ public struct ConfigurationKey: Sendable, Hashable {
             case .port: "port (0–65535)"
             case .bool: "boolean"
             case .size: "size (bytes, or with KiB/MiB/GiB/TiB)"
-            case .duration: "duration (`500ms`, `30s`, `2m`; a number is seconds)"
+            case .duration: "duration (`500ms`, `30s`, `2m`, `1h`, `30d`; a number is seconds)"
             case .integer(let range): "integer (\(range.lowerBound)–\(range.upperBound))"
             case .oneOf(let values): values.joined(separator: " \\| ")
             }

@@ -38,7 +38,7 @@ extension ConfigurationValueParsing {
     /// A non-negative duration: `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
     static func duration(_ text: String) -> Duration? {
         let lower = text.trimmingSpaces.lowercased()
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
         var number = Substring(lower)
         var scale = 1.0
         for (suffix, multiplier) in units where lower.hasSuffix(suffix) {

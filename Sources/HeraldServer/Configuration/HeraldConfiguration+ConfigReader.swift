@@ -268,6 +268,28 @@ extension HeraldConfiguration {
         case "feedback.queue-limit":
             guard let value = Int(raw.trimmingSpaces), value >= 1 else { throw invalid("a positive number") }
             self.feedback.queueLimit = value
+        case "status.identity-key-file":
+            guard !raw.trimmingSpaces.isEmpty else { throw invalid("a file path") }
+            self.status.identityKeyFile = raw.trimmingSpaces
+        case "status.dedup-window":
+            guard let window = ConfigurationValueParsing.duration(raw), window >= .seconds(1) else { throw invalid("a duration of at least 1s, such as 30d") }
+            self.status.deduplicationWindow = window
+        case "status.gorush-url":
+            let value = raw.trimmingSpaces
+            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw invalid("an http or https URL")
+            }
+            self.status.gorushURL = value
+        case "status.nwaku-url":
+            let value = raw.trimmingSpaces
+            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw invalid("an http or https URL")
+            }
+            self.status.nwakuURL = value
+        case "status.pubsub-topic":
+            let value = raw.trimmingSpaces
+            guard value.hasPrefix("/waku/2/") else { throw invalid("a Waku pubsub topic such as /waku/2/rs/16/32") }
+            self.status.pubsubTopic = value
         case "metrics.bearer-token":
             guard !raw.isEmpty else { throw invalid("a non-empty token") }
             self.metrics.bearerToken = raw

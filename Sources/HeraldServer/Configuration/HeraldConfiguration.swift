@@ -116,6 +116,20 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var queueLimit = 10_000
     }
 
+    public struct Status: Sendable, Hashable {
+        /// The server's secp256k1 identity key (hex, as `herald keygen` writes it); the Status
+        /// front door runs only when it is set.
+        public var identityKeyFile: String?
+        /// How long handled push requests are remembered against redelivery.
+        public var deduplicationWindow: Duration = .seconds(30 * 24 * 3600)
+        /// An external gorush `/api/push` that receives status-go's JSON instead of Herald's own
+        /// delivery.
+        public var gorushURL: String?
+        /// A nwaku node's REST API to receive and publish Status messages through.
+        public var nwakuURL: String?
+        public var pubsubTopic = "/waku/2/rs/16/32"
+    }
+
     public struct Metrics: Sendable, Hashable {
         /// When set, `/metrics` answers only requests bearing this token.
         public var bearerToken: String?
@@ -130,6 +144,7 @@ public struct HeraldConfiguration: Sendable, Hashable {
     public var api = API()
     public var gorush = Gorush()
     public var feedback = Feedback()
+    public var status = Status()
 
     public init() {}
 
@@ -285,6 +300,36 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .integer(1...10_000_000),
             default: "10000",
             help: "Events waiting to be posted; beyond it new events are dropped and counted in `herald_feedback_events_total`."
+        ),
+        ConfigurationKey(
+            "status.identity-key-file",
+            .string,
+            default: nil,
+            help: "File holding the Status server's secp256k1 private key in hex (`herald keygen` writes one). Setting it enables the Status front door (`POST /waku/v1/messages`); the public key is logged at start."
+        ),
+        ConfigurationKey(
+            "status.dedup-window",
+            .duration,
+            default: "30d",
+            help: "How long a handled Status push request is remembered, so a redelivered copy is not pushed twice."
+        ),
+        ConfigurationKey(
+            "status.gorush-url",
+            .string,
+            default: nil,
+            help: "When set, Status pushes are POSTed to this gorush `/api/push` URL exactly as status-go sends them, instead of through Herald's own APNs/FCM connections."
+        ),
+        ConfigurationKey(
+            "status.nwaku-url",
+            .string,
+            default: nil,
+            help: "REST URL of a nwaku node (e.g. `http://127.0.0.1:8645`). When set, Herald subscribes to `status.pubsub-topic` there, answers the Status messages on its topics and publishes the answers."
+        ),
+        ConfigurationKey(
+            "status.pubsub-topic",
+            .string,
+            default: "/waku/2/rs/16/32",
+            help: "The Waku pubsub topic Status clients publish on (status-go's default shard)."
         ),
         ConfigurationKey(
             "metrics.bearer-token",

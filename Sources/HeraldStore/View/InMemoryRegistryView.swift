@@ -43,6 +43,13 @@ public final class InMemoryRegistryView: RegistryView {
         }
     }
 
+    public func forEachSubject(scope: RegistrationScope, _ body: ([UInt8]) throws -> Void) throws {
+        let subjects = self.state.withLock { state in
+            Set(state.records.filter { $0.key.scope == scope && $0.value.registration != nil }.map(\.key.subject))
+        }
+        for subject in subjects.sorted(by: { $0.lexicographicallyPrecedes($1) }) { try body(subject) }
+    }
+
     public func recordCount() -> Int {
         self.state.withLock { $0.records.count }
     }

@@ -74,6 +74,21 @@ public final class LMDBRegistryView: RegistryView {
         }
     }
 
+    public func forEachSubject(scope: RegistrationScope, _ body: ([UInt8]) throws -> Void) throws {
+        let database = self.records
+        try self.environment.read { txn in
+            var last: [UInt8]?
+            try txn.forEach(in: database, from: [scope.rawValue]) { keyBytes, value in
+                guard keyBytes.first == scope.rawValue else { return false }
+                let key = try RegistrationKey(storeKeyBytes: keyBytes)
+                guard key.subject != last, try RegistryRecord(key: key, storedValue: value).registration != nil else { return true }
+                last = key.subject
+                try body(key.subject)
+                return true
+            }
+        }
+    }
+
     public func recordCount() throws -> Int {
         let records = self.records
         return try self.environment.read { txn in try txn.count(of: records) }

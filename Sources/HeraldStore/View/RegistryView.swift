@@ -17,6 +17,10 @@ public protocol RegistryView: Sendable {
     /// Live registrations (not unregistered) of every installation of `subject`.
     func registrations(scope: RegistrationScope, subject: [UInt8]) throws -> [Registration]
 
+    /// Calls `body` once per subject of `scope` with at least one live registration, in key
+    /// order; for rebuilding per-subject state at start, not for request paths.
+    func forEachSubject(scope: RegistrationScope, _ body: ([UInt8]) throws -> Void) throws
+
     /// Number of stored records, unregistered ones included.
     func recordCount() throws -> Int
 

@@ -1,0 +1,105 @@
+import SwiftProtobuf
+import Foundation
+import HeraldCore
+import HeraldStore
+import Logging
+
+extension StatusServer {
+    /// status-go `HandlePushNotificationRequest`: dedup by the request's message id, one report
+    /// per notification, one delivery hand-over for the whole request, then the response.
+    /// Returns `nil` when the protocol sends no response.
+    func handlePushRequest(_ message: ApplicationMessage) async throws(StatusError) -> WakuMessage? {
+        guard let signer = message.signer else {
+            throw StatusError(.invalidApplicationMessage, "a push request without a signer cannot be answered")
+        }
+        let request: Protobuf_PushNotificationRequest
+        do {
+            request = try Protobuf_PushNotificationRequest(serializedBytes: message.payload)
+        } catch {
+            throw StatusError(.ignored, "the push request does not decode: \(error)")
+        }
+        // Recorded before anything else, so a request that fails later is never handled twice.
+        let now = self.now().timeIntervalSince1970
+        let inserted: Bool
+        do {
+            inserted = try await self.markers.insert(
+                message.id,
+                in: .statusPushRequest,
+                expiry: UInt64(now) + UInt64(self.configuration.deduplicationWindow.components.seconds),
+                now: UInt64(now)
+            )
+        } catch {
+            throw StatusError(.internalFailure, "recording the request failed: \(error)")
+        }
+        guard inserted else { throw StatusError(.duplicate, "push request \(Hex.encode(message.id)) was already handled") }
+        guard !request.messageID.isEmpty else { throw StatusError(.ignored, "the push request has no message_id") }
+
+        var response = Protobuf_PushNotificationResponse()
+        response.messageID = request.messageID
+        var pushes: [StatusPush] = []
+        for notification in request.requests {
+            if let report = self.report(on: notification, pushes: &pushes) {
+                response.reports.append(report)
+            }
+        }
+        if !pushes.isEmpty {
+            guard await self.delivery.deliver(pushes) else {
+                throw StatusError(.deliveryFailed, "the pushes of request \(Hex.encode(message.id)) could not be handed over")
+            }
+        }
+        self.metrics.answered("push", result: "success")
+        let payload: [UInt8]
+        do {
+            payload = try response.serializedBytes()
+        } catch {
+            throw StatusError(.internalFailure, "encoding the push response failed: \(error)")
+        }
+        return try self.reply(.pushNotificationResponse, payload, to: signer)
+    }
+
+    /// The report for one notification in status-go's order of checks (status.md §7.2), adding
+    /// the push to `pushes` when it goes out; `nil` for a notification of type 0, which gets none.
+    private func report(on notification: Protobuf_PushNotification, pushes: inout [StatusPush]) -> Protobuf_PushNotificationReport? {
+        var report = Protobuf_PushNotificationReport()
+        report.publicKey = notification.publicKey
+        report.installationID = notification.installationID
+        let registration: Registration?
+        let stored: Protobuf_PushNotificationRegistration?
+        do {
+            // A key no registration can have is simply not registered.
+            let key = try? RegistrationKey(scope: .status, subject: Array(notification.publicKey), installationID: notification.installationID)
+            registration = try key.flatMap { try self.registry.record(for: $0)?.registration }
+            stored = try registration.map { try Protobuf_PushNotificationRegistration(serializedBytes: $0.attributes) }
+        } catch {
+            self.logger.warning("status registration lookup failed", metadata: ["error": "\(error)"])
+            report.error = .unknownErrorType
+            return report
+        }
+        guard notification.type.rawValue != 0 else { return nil }
+        guard let registration, let stored else {
+            report.error = .notRegistered
+            return report
+        }
+        guard stored.accessToken == notification.accessToken else {
+            report.error = .wrongToken
+            return report
+        }
+        report.success = true
+        // Herald also holds back devices that asked not to be pushed or whose token is dead,
+        // reported like any other filtered push.
+        guard registration.enabled, PushFilter.allows(notification, by: stored) else { return report }
+        pushes.append(
+            StatusPush(
+                registration: registration.key,
+                device: registration.device,
+                gorushPlatform: [1, 2].contains(stored.tokenType.rawValue) ? stored.tokenType.rawValue : 0,
+                message: PushFilter.message(for: notification.type),
+                encryptedMessage: "0x" + Hex.encode(notification.message),
+                chatID: "0x" + Hex.encode(notification.chatID),
+                publicKey: "0x" + Hex.encode(notification.publicKey),
+                topic: stored.apnTopic
+            )
+        )
+        return report
+    }
+}

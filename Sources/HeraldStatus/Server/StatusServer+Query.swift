@@ -1,0 +1,63 @@
+import SwiftProtobuf
+import Foundation
+import HeraldCore
+import HeraldStore
+import Logging
+
+extension StatusServer {
+    /// status-go `HandlePushNotificationQuery`: one info per live registration of the asked keys;
+    /// the access token only for registrations that take pushes from anyone, else the
+    /// per-contact encrypted tokens.
+    func handleQuery(_ message: ApplicationMessage) throws(StatusError) -> WakuMessage {
+        guard let signer = message.signer else {
+            throw StatusError(.invalidApplicationMessage, "a query without a signer cannot be answered")
+        }
+        let query: Protobuf_PushNotificationQuery
+        do {
+            query = try Protobuf_PushNotificationQuery(serializedBytes: message.payload)
+        } catch {
+            throw StatusError(.ignored, "the query does not decode: \(error)")
+        }
+        var response = Protobuf_PushNotificationQueryResponse()
+        response.messageID = Data(message.id)
+        if !query.publicKeys.isEmpty {
+            do {
+                response.info = try self.queryInfos(for: query.publicKeys)
+                response.success = true
+            } catch {
+                self.logger.warning("status query lookup failed", metadata: ["error": "\(error)"])
+            }
+        }
+        self.metrics.answered("query", result: response.success ? "success" : "failure")
+        let payload: [UInt8]
+        do {
+            payload = try response.serializedBytes()
+        } catch {
+            throw StatusError(.internalFailure, "encoding the query response failed: \(error)")
+        }
+        return try self.reply(.pushNotificationQueryResponse, payload, to: signer)
+    }
+
+    private func queryInfos(for keys: [Data]) throws -> [Protobuf_PushNotificationQueryInfo] {
+        var infos: [Protobuf_PushNotificationQueryInfo] = []
+        var seen: Set<Data> = []
+        // Like SQL's `IN (…)`: each key once, and a key no registration can have matches nothing.
+        for key in keys where seen.insert(key).inserted && (1...RegistrationKey.maximumSubjectLength).contains(key.count) {
+            for registration in try self.registry.registrations(scope: .status, subject: Array(key)) {
+                let stored = try Protobuf_PushNotificationRegistration(serializedBytes: registration.attributes)
+                var info = Protobuf_PushNotificationQueryInfo()
+                info.publicKey = key
+                info.installationID = registration.key.installationID
+                info.grant = stored.grant
+                info.version = registration.version
+                if stored.allowFromContactsOnly {
+                    info.allowedKeyList = stored.allowedKeyList
+                } else {
+                    info.accessToken = stored.accessToken
+                }
+                infos.append(info)
+            }
+        }
+        return infos
+    }
+}

@@ -1,0 +1,143 @@
+public import CoreMetrics
+public import Foundation
+import HeraldCore
+import HeraldCrypto
+public import HeraldStore
+public import Logging
+
+/// The server side of the Status push-notification protocol (status-go
+/// `protocol/pushnotificationserver`): takes Waku messages as received, answers registrations,
+/// queries and push requests with the Waku messages to publish.
+public struct StatusServer: Sendable {
+    public struct Configuration: Sendable {
+        /// How long a handled push request is remembered, so a redelivered copy is dropped.
+        /// status-go remembers forever; a limit keeps the store bounded.
+        public var deduplicationWindow: Duration = .seconds(30 * 24 * 3600)
+
+        public init() {}
+    }
+
+    public let identity: StatusIdentity
+    public let queryTopics: QueryTopics
+    let configuration: Configuration
+    let registry: Registry
+    let markers: MessageMarkers
+    let delivery: any StatusPushDelivery
+    let metrics: StatusMetrics
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    public init(
+        identity: StatusIdentity,
+        registry: Registry,
+        markers: MessageMarkers,
+        delivery: any StatusPushDelivery,
+        configuration: Configuration = .init(),
+        queryTopics: QueryTopics = QueryTopics(),
+        metrics: any MetricsFactory = MetricsSystem.factory,
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.identity = identity
+        self.registry = registry
+        self.markers = markers
+        self.delivery = delivery
+        self.configuration = configuration
+        self.queryTopics = queryTopics
+        self.metrics = StatusMetrics(factory: metrics)
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Joins the query topic of every key with a live registration, as status-go does at start.
+    public func joinStoredQueryTopics() throws {
+        try self.registry.view.forEachSubject(scope: .status) { self.queryTopics.join(hashedKey: $0) }
+    }
+
+    /// The server's own content topics: push requests arrive on the partitioned one,
+    /// registrations on the personal one. Query topics are in `queryTopics`.
+    public var contentTopics: [String] {
+        [self.identity.partitionedTopic.description, self.identity.personalTopic.description]
+    }
+
+    /// Handles one message as received from the network and returns the messages to publish in
+    /// reply. A message the protocol drops gets no reply; why is logged and counted.
+    public func handle(_ message: WakuMessage) async -> [WakuMessage] {
+        do {
+            let replies = try await self.process(message)
+            return replies
+        } catch {
+            self.metrics.dropped(error.code)
+            self.logger.debug("status message dropped", metadata: ["topic": "\(message.contentTopic)", "reason": "\(error)"])
+            return []
+        }
+    }
+
+    /// `handle`, with the reason a message was dropped thrown.
+    public func process(_ message: WakuMessage) async throws(StatusError) -> [WakuMessage] {
+        guard message.version == 1 else {
+            throw StatusError(.invalidMessage, "Status uses Waku payload version 1, not \(message.version)")
+        }
+        let payload = try WakuPayload(decoding: self.open(message))
+        guard let transportSigner = payload.signer else {
+            throw StatusError(.unsigned, "the Waku payload is not signed")
+        }
+        let application = try ApplicationMessage(decoding: payload.data, transportSigner: transportSigner)
+        // status-go dispatches only a non-empty payload (proto3 decodes an empty one as absent).
+        guard !application.payload.isEmpty else {
+            throw StatusError(.ignored, "the ApplicationMetadataMessage has no payload")
+        }
+        switch Protobuf_ApplicationMetadataMessage.TypeEnum(rawValue: application.type) {
+        case .pushNotificationRegistration:
+            return [try await self.handleRegistration(application)]
+        case .pushNotificationQuery:
+            return [try self.handleQuery(application)]
+        case .pushNotificationRequest:
+            return try await self.handlePushRequest(application).map { [$0] } ?? []
+        default:
+            throw StatusError(.ignored, "message type \(application.type) is not for a push server")
+        }
+    }
+
+    /// Decrypts with the identity key on the server's topics, with the topic key on a joined
+    /// query topic.
+    private func open(_ message: WakuMessage) throws(StatusError) -> [UInt8] {
+        let topic = message.contentTopic
+        if topic == self.identity.partitionedTopic.description || topic == self.identity.personalTopic.description {
+            do {
+                return try WakuEnvelope.openAsymmetric(message.payload, using: self.identity.privateKey)
+            } catch {
+                // Partitioned topics are shared by many keys: most traffic there is not for us.
+                throw StatusError(.undecryptable, "the envelope is not encrypted to the server key: \(error)")
+            }
+        }
+        let keys: [[UInt8]]
+        do {
+            keys = try self.queryTopics.symmetricKeys(for: topic)
+        } catch {
+            throw StatusError(.internalFailure, "deriving the query topic key failed: \(error)")
+        }
+        guard !keys.isEmpty else {
+            throw StatusError(.unknownTopic, "\(topic) is not a topic this server listens on")
+        }
+        for key in keys {
+            if let plaintext = try? WakuEnvelope.openSymmetric(message.payload, key: key) { return plaintext }
+        }
+        throw StatusError(.undecryptable, "the envelope does not open with the key of query topic \(topic)")
+    }
+
+    /// Signs, encrypts and addresses an answer (status.md §4.6).
+    func reply(_ type: Protobuf_ApplicationMetadataMessage.TypeEnum, _ payload: [UInt8], to recipient: Secp256k1PublicKey) throws(StatusError) -> WakuMessage {
+        do {
+            return try StatusReply.message(
+                type: type,
+                payload: payload,
+                from: self.identity.privateKey,
+                to: recipient,
+                timestamp: Int64(self.now().timeIntervalSince1970 * 1_000_000_000)
+            )
+        } catch {
+            throw StatusError(.internalFailure, "building the answer failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+public import Hummingbird
+import HeraldCore
+import HeraldCrypto
+import NIOFoundationCompat
+import NIOCore
+
+/// `POST /waku/v1/messages`: Waku messages in nwaku's REST JSON form, processed as if received
+/// from the network; the answer is the JSON array of messages Herald would publish in reply.
+/// The direct path for tests, benchmarks and deployments without a Waku node.
+public struct StatusRoutes<Context: RequestContext>: Sendable {
+    /// Largest request body read; a Waku message is at most 150 KiB.
+    public var maximumBodySize = 4 << 20
+    /// Most messages in one request.
+    public var maximumMessages = 1000
+
+    let server: StatusServer
+
+    public init(server: StatusServer) {
+        self.server = server
+    }
+
+    public func register(on router: some RouterMethods<Context>) {
+        router.post("/waku/v1/messages") { request, _ in try await self.messages(request) }
+        router.get("/status/v1/identity") { _, _ in
+            Self.json(status: .ok, Array(#"{"publicKey":"0x\#(Hex.encode(self.server.identity.publicKey.uncompressedRepresentation))","partitionedTopic":"\#(self.server.identity.partitionedTopic)","personalTopic":"\#(self.server.identity.personalTopic)"}"#.utf8))
+        }
+    }
+
+    func messages(_ request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: self.maximumBodySize)
+        let messages: [WakuMessage]
+        do {
+            messages = try Self.decode(Data(buffer: body))
+        } catch {
+            return Self.error(.badRequest, "the body must be a Waku message or an array of them in nwaku's JSON form: \(error)")
+        }
+        guard messages.count <= self.maximumMessages else {
+            return Self.error(.contentTooLarge, "at most \(self.maximumMessages) messages per request, got \(messages.count)")
+        }
+        var replies: [WakuMessage] = []
+        for message in messages {
+            replies += await self.server.handle(message)
+        }
+        return Self.json(status: .ok, Array(try JSONEncoder().encode(replies)))
+    }
+
+    static func decode(_ data: Data) throws -> [WakuMessage] {
+        let decoder = JSONDecoder()
+        if let first = data.first(where: { !" \t\r\n".utf8.contains($0) }), first == UInt8(ascii: "[") {
+            return try decoder.decode([WakuMessage].self, from: data)
+        }
+        return [try decoder.decode(WakuMessage.self, from: data)]
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        var body = Array(#"{"error":"#.utf8)
+        StatusGorushBody.writeString(message, into: &body)
+        body.append(UInt8(ascii: "}"))
+        return Self.json(status: status, body)
+    }
+
+    static func json(status: HTTPResponse.Status, _ body: [UInt8]) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
+        )
+    }
+}
+

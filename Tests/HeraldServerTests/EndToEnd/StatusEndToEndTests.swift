@@ -1,0 +1,127 @@
+import Foundation
+import HeraldCore
+import HeraldTesting
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The Status full flow — keygen, register, query, push, unregister — through
+/// `POST /waku/v1/messages` of a node built from YAML, with messages built by the independent
+/// Python implementation (`Tests/HeraldStatusTests/vectors`), delivered to the strict mock APNs
+/// and mock FCM.
+@Suite struct StatusEndToEndTests {
+    /// The part of `status.json` this suite reads.
+    struct Vectors: Decodable {
+        struct Key: Decodable { let `private`: String }
+        struct Step: Decodable {
+            struct Message: Codable {
+                let payload: String
+                let contentTopic: String
+                let version: Int
+                let timestamp: Int64
+            }
+            struct Expectation: Decodable {
+                struct Delivery: Decodable {
+                    let platform: String
+                    let token: String
+                    let topic: String
+                    let message: String
+                    let data: [String: String]
+                }
+                let kind: String
+                let contentTopic: String?
+                let deliveries: [Delivery]?
+            }
+            let name: String
+            let message: Message
+            let expect: Expectation
+        }
+        struct Flow: Decodable { let steps: [Step] }
+        let keys: [String: Key]
+        let flow: Flow
+
+        static func load() throws -> Vectors {
+            let url = URL(fileURLWithPath: #filePath)
+                .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("HeraldStatusTests/vectors/status.json")
+            return try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+        }
+    }
+
+    func post(_ client: any TestClientProtocol, _ body: ByteBuffer) async throws -> (HTTPResponse.Status, [[String: Any]]) {
+        let response = try await client.execute(uri: "/waku/v1/messages", method: .post, headers: [.contentType: "application/json"], body: body)
+        let json = (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [[String: Any]]) ?? []
+        return (response.status, json)
+    }
+
+    @Test func fullFlowReachesMockAPNSAndMockFCM() async throws {
+        let vectors = try Vectors.load()
+        try await withTemporaryDirectory { directory in
+            // The vectors' server key, in the file format `herald keygen` writes.
+            let keyFile = directory + "/status.key"
+            try (vectors.keys["server"]!.private + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
+            let extra = "status:\n  identity-key-file: \(keyFile)\n"
+            try await GorushEndToEndHarness.with(extraYAML: extra) { harness in
+                for step in vectors.flow.steps {
+                    let apnsBefore = harness.wallet.accepted.count
+                    let fcmBefore = harness.fcm.acceptedCount
+                    let (status, replies) = try await self.post(harness.client, ByteBuffer(bytes: Array(try JSONEncoder().encode(step.message))))
+                    #expect(status == .ok, "\(step.name)")
+                    if step.expect.kind == "none" {
+                        #expect(replies.isEmpty, "\(step.name)")
+                    } else {
+                        #expect(replies.count == 1, "\(step.name)")
+                        #expect(replies.first?["contentTopic"] as? String == step.expect.contentTopic, "\(step.name)")
+                        #expect(replies.first?["version"] as? Int == 1)
+                        #expect((replies.first?["payload"] as? String).flatMap { Data(base64Encoded: $0) } != nil)
+                    }
+                    let deliveries = step.expect.deliveries ?? []
+                    let apns = deliveries.filter { $0.platform == "apns" }
+                    let fcm = deliveries.filter { $0.platform == "fcm" }
+                    #expect(harness.wallet.accepted.count - apnsBefore == apns.count, "\(step.name): APNs pushes")
+                    #expect(harness.fcm.acceptedCount - fcmBefore == fcm.count, "\(step.name): FCM messages")
+                    for want in apns {
+                        let got = try #require(harness.wallet.accepted.dropFirst(apnsBefore).first { $0.token == want.token })
+                        #expect(got.topic == want.topic)
+                        #expect(got.pushType == "alert")
+                        let payload = try #require(try JSONSerialization.jsonObject(with: Data(got.payload)) as? [String: Any])
+                        #expect((payload["aps"] as? [String: Any])?["alert"] as? String == want.message)
+                        for (key, value) in want.data { #expect(payload[key] as? String == value, "APNs \(key)") }
+                    }
+                    for want in fcm {
+                        let got = try #require(harness.fcm.accepted.dropFirst(fcmBefore).first { $0.target == .token(want.token) })
+                        let message = try #require(try JSONSerialization.jsonObject(with: got.message) as? [String: Any])
+                        #expect((message["notification"] as? [String: Any])?["body"] as? String == want.message)
+                        #expect(got.data == want.data)
+                    }
+                }
+                // One push request reached both providers; nothing else was pushed.
+                #expect(harness.wallet.accepted.count == 1)
+                #expect(harness.fcm.acceptedCount == 1)
+            }
+        }
+    }
+
+    @Test func messagesRouteRejectsBadBodies() async throws {
+        try await withTemporaryDirectory { directory in
+            let keyFile = directory + "/status.key"
+            try (String(repeating: "0", count: 63) + "5\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
+            try await GorushEndToEndHarness.with(extraYAML: "status:\n  identity-key-file: \(keyFile)\n") { harness in
+                let (notJSON, _) = try await self.post(harness.client, ByteBuffer(string: "hello"))
+                #expect(notJSON == .badRequest)
+                let (badBase64, _) = try await self.post(harness.client, ByteBuffer(string: #"{"payload":"%%%","contentTopic":"/waku/1/0x00000000/rfc26","version":1}"#))
+                #expect(badBase64 == .badRequest)
+                // Well-formed but not for this server: accepted, nothing to answer.
+                let (unknown, replies) = try await self.post(
+                    harness.client,
+                    ByteBuffer(string: #"[{"payload":"AAEC","contentTopic":"/waku/1/0x00000000/rfc26","version":1}]"#)
+                )
+                #expect(unknown == .ok)
+                #expect(replies.isEmpty)
+                let identity = try await harness.client.execute(uri: "/status/v1/identity", method: .get)
+                #expect(String(buffer: identity.body).contains("0x04"))
+            }
+        }
+    }
+}
