@@ -309,6 +309,8 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer",
+                "HeraldCrypto",
+                "HeraldStatus",
                 "HeraldDelivery",
                 .product(name: "Crypto", package: "swift-crypto"),
                 "HeraldStore",

@@ -8,9 +8,18 @@ import HeraldTesting
 /// to the server). They are built before the run, so the client's crypto is not measured.
 public struct StatusRegisterScenario: LoadScenario {
     let bodies: [[UInt8]]
+    /// Where this run's requests start in the prepared set, so a warm-up can use other ones.
+    public var startIndex = 0
 
     public var name: String { "status-register" }
     public var notificationsPerRequest: Int { 1 }
+
+    /// The prepared registrations from index `start` on.
+    public func starting(at start: Int) -> StatusRegisterScenario {
+        var copy = self
+        copy.startIndex = start
+        return copy
+    }
 
     /// Builds `count` registrations for `server` on all cores.
     public init(server: Secp256k1PublicKey, count: Int) async throws {
@@ -33,7 +42,7 @@ public struct StatusRegisterScenario: LoadScenario {
     }
 
     public func request(_ index: Int) -> LoadRequest {
-        LoadRequest(path: "/waku/v1/messages", body: self.bodies[index % self.bodies.count])
+        LoadRequest(path: "/waku/v1/messages", body: self.bodies[(self.startIndex + index) % self.bodies.count])
     }
 
     /// Every registration is answered; a run longer than the prepared set resends old ones,

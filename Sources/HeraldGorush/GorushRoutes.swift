@@ -16,7 +16,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         /// gorush's async mode (`core.sync: false`): answer at once and deliver afterwards
         /// through this dispatcher; failures then reach only the feedback webhook. `nil` is
         /// sync mode.
-        public var dispatcher: GorushDispatcher?
+        public var dispatcher: DeliveryDispatcher?
         /// The running configuration, secrets masked, served at `/api/config`.
         public var configurationText: String?
 
@@ -72,7 +72,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
 
     /// Async mode: hands the entries to the dispatcher and answers at once. Entries that would
     /// pass its limit get gorush's "max capacity reached", one per target.
-    private func dispatch(_ notifications: [GorushNotification], through dispatcher: GorushDispatcher) -> [GorushLogEntry] {
+    private func dispatch(_ notifications: [GorushNotification], through dispatcher: DeliveryDispatcher) -> [GorushLogEntry] {
         var refused: [GorushLogEntry] = []
         for entry in notifications {
             // Checked before answering, in both modes (gorush-api.md §2.6).

@@ -11,6 +11,7 @@ extension HeraldConfiguration {
         store: LocalStore,
         registry: Registry,
         delivery: DeliveryPool?,
+        dispatcher: DeliveryDispatcher,
         metrics: any MetricsFactory,
         logger: Logger
     ) throws -> StatusServer? {
@@ -18,9 +19,9 @@ extension HeraldConfiguration {
         let identity = try StatusIdentity(contentsOfFile: keyFile)
         let pushes: any StatusPushDelivery
         if let url = self.status.gorushURL {
-            pushes = StatusGorushForwarder(url: url, logger: logger)
+            pushes = StatusGorushForwarder(baseURL: url, logger: logger)
         } else if let delivery {
-            pushes = StatusPoolDelivery(pool: delivery, logger: logger)
+            pushes = StatusPoolDelivery(pool: delivery, dispatcher: dispatcher, logger: logger)
         } else {
             throw ConfigurationError(
                 .invalidValue,

@@ -76,10 +76,10 @@ public struct HeraldNode: Sendable {
             metricsToken: configuration.metrics.bearerToken,
             delivery: delivery
         ).register(on: router)
-        var dispatcher: GorushDispatcher?
+        var dispatcher: DeliveryDispatcher?
         if let delivery {
             var gorush = GorushRoutes<HeraldRequestContext>.Configuration()
-            if !configuration.gorush.sync { dispatcher = GorushDispatcher(limit: configuration.gorush.queueLimit) }
+            if !configuration.gorush.sync { dispatcher = DeliveryDispatcher(limit: configuration.gorush.queueLimit) }
             gorush.dispatcher = dispatcher
             gorush.configurationText = configurationText
             // Routes added through the group carry its middleware; the paths stay gorush's.
@@ -90,8 +90,16 @@ public struct HeraldNode: Sendable {
             GorushRoutes<HeraldRequestContext>(pool: delivery, statistics: GorushStatistics(factory: factory), configuration: gorush).register(on: api)
         }
         let status: StatusServer?
+        let statusDispatcher = DeliveryDispatcher(limit: configuration.status.queueLimit)
         do {
-            status = try configuration.makeStatusServer(store: store, registry: registry, delivery: delivery, metrics: factory, logger: logger)
+            status = try configuration.makeStatusServer(
+                store: store,
+                registry: registry,
+                delivery: delivery,
+                dispatcher: statusDispatcher,
+                metrics: factory,
+                logger: logger
+            )
         } catch {
             store.environment.close()
             throw error
@@ -109,6 +117,9 @@ public struct HeraldNode: Sendable {
         if let feedback { services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() })) }
         if let delivery { services.append(DeliveryService(pool: delivery)) }
         if let dispatcher { services.append(DrainingService(work: { await dispatcher.run() }, finish: { dispatcher.finish() })) }
+        if status != nil, configuration.status.gorushURL == nil {
+            services.append(DrainingService(work: { await statusDispatcher.run() }, finish: { statusDispatcher.finish() }))
+        }
         if let status, let url = configuration.status.nwakuURL {
             var relay = NwakuRelayAdapter.Configuration(url: url)
             relay.pubsubTopic = configuration.status.pubsubTopic

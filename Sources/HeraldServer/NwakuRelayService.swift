@@ -1,13 +1,16 @@
 import HeraldStatus
 import ServiceLifecycle
+import Synchronization
 
 /// Runs the nwaku relay adapter until graceful shutdown; started after delivery, so it stops
-/// first and no answer is lost to closed provider connections.
+/// first and no answer is lost to closed provider connections. Graceful shutdown lets the batch
+/// in hand be handled and answered; only cancellation cuts it short.
 struct NwakuRelayService: Service {
     let adapter: NwakuRelayAdapter
 
     func run() async throws {
-        let polling = Task { await self.adapter.run() }
+        let stopping = StopFlag()
+        let polling = Task { await self.adapter.run(until: { stopping.isSet }) }
         await withGracefulShutdownHandler {
             await withTaskCancellationHandler {
                 await polling.value
@@ -15,7 +18,13 @@ struct NwakuRelayService: Service {
                 polling.cancel()
             }
         } onGracefulShutdown: {
-            polling.cancel()
+            stopping.set()
         }
+    }
+
+    private final class StopFlag: Sendable {
+        private let flag = Atomic<Bool>(false)
+        var isSet: Bool { self.flag.load(ordering: .relaxed) }
+        func set() { self.flag.store(true, ordering: .relaxed) }
     }
 }

@@ -94,7 +94,7 @@ extension Herald {
                         "status.push-topic": "\(status.identity.partitionedTopic)",
                         "status.registration-topic": "\(status.identity.personalTopic)",
                         "status.query-topics": "\(status.queryTopics.count)",
-                        "status.delivery": "\(configuration.status.gorushURL.map { "gorush \($0)" } ?? "apps")",
+                        "status.delivery": "\(configuration.status.gorushURL == nil ? "apps" : "external gorush")",
                     ]
                 )
             }

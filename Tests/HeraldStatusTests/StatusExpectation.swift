@@ -65,7 +65,8 @@ struct StatusExpectationCheck {
             let reports = response.reports.map { "\($0.success) \($0.error.rawValue) \(Hex.encode($0.publicKey)) \($0.installationID)" }
             let wanted = (expectation.reports ?? []).map { "\($0.success) \($0.error) \($0.publicKey) \($0.installationID)" }
             #expect(reports == wanted, "\(name): reports", sourceLocation: sourceLocation)
-            let deliveries = pushes.map { "\($0.gorushPlatform == 1 ? "apns" : "fcm") \($0.device.token) \($0.topic) \($0.message) \($0.encryptedMessage) \($0.chatID) \($0.publicKey)" }
+            let platforms = [1: "apns", 2: "fcm"]
+            let deliveries = pushes.map { "\(platforms[$0.gorushPlatform] ?? "none") \($0.device.token) \($0.topic) \($0.message) \($0.encryptedMessage) \($0.chatID) \($0.publicKey)" }
             let wantedDeliveries = (expectation.deliveries ?? []).map {
                 "\($0.platform) \($0.token) \($0.topic) \($0.message) \($0.data["encryptedMessage"]!) \($0.data["chatId"]!) \($0.data["publicKey"]!)"
             }

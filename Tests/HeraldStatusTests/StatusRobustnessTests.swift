@@ -36,8 +36,8 @@ import Testing
             garbage.payload = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 31) }
             await #expect(throws: StatusError(.undecryptable, "")) { try await harness.server.process(garbage) }
             var oversized = good
-            oversized.payload = [UInt8](repeating: 0x04, count: 1 << 20)
-            await #expect(throws: StatusError(.undecryptable, "")) { try await harness.server.process(oversized) }
+            oversized.payload = [UInt8](repeating: 0x04, count: (150 << 10) + 1)
+            await #expect(throws: StatusError(.invalidMessage, "")) { try await harness.server.process(oversized) }
             var empty = good
             empty.payload = []
             await #expect(throws: StatusError(.undecryptable, "")) { try await harness.server.process(empty) }
@@ -231,5 +231,23 @@ import Testing
         #expect(!GoUUID.isValid("abc"))
         #expect(!GoUUID.isValid("c6ae4fde-bb65-11ea-b3de-0242ac13000g"))
         #expect(!GoUUID.isValid("c6ae4fde_bb65-11ea-b3de-0242ac130004"))
+    }
+}
+
+/// `herald keygen`'s file: read back, mode 0600, never overwritten.
+@Suite struct StatusIdentityFileTests {
+    @Test func writesReadsAndRefusesToOverwrite() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory + "/status.key"
+            let key = Secp256k1PrivateKey()
+            try StatusIdentity.write(key, toFile: path)
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            #expect(try StatusIdentity(contentsOfFile: path).publicKey == key.publicKey)
+            #expect(throws: StatusError(.identityKey, "")) { try StatusIdentity.write(Secp256k1PrivateKey(), toFile: path) }
+            #expect(try StatusIdentity(contentsOfFile: path).publicKey == key.publicKey)
+            try "not a key\n".write(toFile: directory + "/bad.key", atomically: true, encoding: .utf8)
+            #expect(throws: StatusError(.identityKey, "")) { try StatusIdentity(contentsOfFile: directory + "/bad.key") }
+        }
     }
 }

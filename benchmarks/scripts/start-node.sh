@@ -1,6 +1,7 @@
 # Sourced by the benchmark scripts: starts `herald mock-apns` and a node with one app pointed at
-# it, both on 127.0.0.1, in a temporary directory ($work) removed on exit. Expects $bin,
-# $mock_port and $herald_port; sets $mock_pid and $herald_pid.
+# it and the Status front door (a fresh `herald keygen` key), both on 127.0.0.1, in a temporary
+# directory ($work) removed on exit. Expects $bin, $mock_port and $herald_port; sets $mock_pid
+# and $herald_pid.
 work=$(mktemp -d)
 cleanup() {
     kill "${herald_pid:-}" "${mock_pid:-}" 2>/dev/null || true
@@ -13,6 +14,7 @@ trap cleanup EXIT
 mock_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/ca.pem" ] && break; sleep 0.1; done
 
+"$bin" keygen --out "$work/status.key" > /dev/null
 cat > "$work/herald.yaml" <<YAML
 server:
   port: $herald_port
@@ -30,6 +32,8 @@ apps:
       host: 127.0.0.1
       port: $mock_port
       ca-file: $work/ca.pem
+status:
+  identity-key-file: $work/status.key
 YAML
 "$bin" serve --config "$work/herald.yaml" > "$work/herald.log" 2>&1 &
 herald_pid=$!

@@ -280,6 +280,9 @@ extension HeraldConfiguration {
                 throw invalid("an http or https URL")
             }
             self.status.gorushURL = value
+        case "status.queue-limit":
+            guard let value = Int(raw.trimmingSpaces), value >= 1 else { throw invalid("a positive number") }
+            self.status.queueLimit = value
         case "status.nwaku-url":
             let value = raw.trimmingSpaces
             guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {

@@ -128,6 +128,8 @@ public struct HeraldConfiguration: Sendable, Hashable {
         /// A nwaku node's REST API to receive and publish Status messages through.
         public var nwakuURL: String?
         public var pubsubTopic = "/waku/2/rs/16/32"
+        /// Pushes handed over and not yet delivered.
+        public var queueLimit = 8192
     }
 
     public struct Metrics: Sendable, Hashable {
@@ -318,6 +320,12 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .string,
             default: nil,
             help: "When set, Status pushes are POSTed to this gorush `/api/push` URL exactly as status-go sends them, instead of through Herald's own APNs/FCM connections."
+        ),
+        ConfigurationKey(
+            "status.queue-limit",
+            .integer(1...10_000_000),
+            default: "8192",
+            help: "Status pushes waiting or running at once (they are delivered after the answer); beyond it a push request gets no answer, as status-go gives none when gorush fails."
         ),
         ConfigurationKey(
             "status.nwaku-url",

@@ -8,31 +8,41 @@ public import Logging
 ///
 /// Unlike gorush, an FCM registration with a non-empty `apn_topic` is not also published to an
 /// FCM topic of that name: that would reach every device subscribed to it.
+///
+/// Pushes are handed to a dispatcher and delivered after the answer, as gorush (async by default)
+/// lets status-go answer at once: a slow provider delays neither the sender nor the next message.
 public struct StatusPoolDelivery: StatusPushDelivery {
     let pool: DeliveryPool
+    let dispatcher: DeliveryDispatcher
     let logger: Logger
 
-    public init(pool: DeliveryPool, logger: Logger) {
+    public init(pool: DeliveryPool, dispatcher: DeliveryDispatcher, logger: Logger) {
         self.pool = pool
+        self.dispatcher = dispatcher
         self.logger = logger
     }
 
+    /// `false` when the dispatcher took none of the pushes (it is full or stopping).
     public func deliver(_ pushes: [StatusPush]) async -> Bool {
-        await withTaskGroup(of: Void.self) { group in
-            for push in pushes {
-                group.addTask {
-                    let notification = self.notification(for: push)
-                    do {
-                        // Outcomes reach metrics, feedback and the dead-token handler in the pool;
-                        // status-go's reports do not depend on them.
-                        _ = try await self.pool.send(notification)
-                    } catch {
-                        self.logger.warning("status push not admitted", metadata: ["id": "\(notification.id)", "error": "\(error)"])
-                    }
+        var admitted = 0
+        for push in pushes {
+            let notification = self.notification(for: push)
+            let accepted = self.dispatcher.submit(count: 1) {
+                do {
+                    // Outcomes reach metrics, feedback and the dead-token handler in the pool;
+                    // status-go's reports do not depend on them.
+                    _ = try await self.pool.send(notification)
+                } catch {
+                    self.logger.warning("status push not admitted", metadata: ["id": "\(notification.id)", "error": "\(error)"])
                 }
             }
+            if accepted {
+                admitted += 1
+            } else {
+                self.logger.warning("status push refused: delivery queue full", metadata: ["id": "\(notification.id)"])
+            }
         }
-        return true
+        return admitted > 0
     }
 
     func notification(for push: StatusPush) -> PushNotification {

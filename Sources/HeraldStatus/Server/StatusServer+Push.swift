@@ -19,14 +19,17 @@ extension StatusServer {
             throw StatusError(.ignored, "the push request does not decode: \(error)")
         }
         // Recorded before anything else, so a request that fails later is never handled twice.
-        let now = self.now().timeIntervalSince1970
+        let seconds = self.now().timeIntervalSince1970
+        // A clock before 1970 or not a number must not trap the node.
+        let now: UInt64 = seconds.isFinite && seconds > 0 ? UInt64(min(seconds, 4e18)) : 0
+        let window = UInt64(clamping: max(self.configuration.deduplicationWindow.components.seconds, 1))
         let inserted: Bool
         do {
             inserted = try await self.markers.insert(
                 message.id,
                 in: .statusPushRequest,
-                expiry: UInt64(now) + UInt64(self.configuration.deduplicationWindow.components.seconds),
-                now: UInt64(now)
+                expiry: now.addingReportingOverflow(window).overflow ? .max : now + window,
+                now: now
             )
         } catch {
             throw StatusError(.internalFailure, "recording the request failed: \(error)")
@@ -37,8 +40,9 @@ extension StatusServer {
         var response = Protobuf_PushNotificationResponse()
         response.messageID = request.messageID
         var pushes: [StatusPush] = []
+        var lookups: [LookupKey: Lookup] = [:]
         for notification in request.requests {
-            if let report = self.report(on: notification, pushes: &pushes) {
+            if let report = self.report(on: notification, lookups: &lookups, pushes: &pushes) {
                 response.reports.append(report)
             }
         }
@@ -57,26 +61,51 @@ extension StatusServer {
         return try self.reply(.pushNotificationResponse, payload, to: signer)
     }
 
+    private struct LookupKey: Hashable {
+        let publicKey: Data
+        let installationID: String
+    }
+
+    /// A registration read and decoded once per request, however many notifications name it.
+    private enum Lookup {
+        case registered(Registration, Protobuf_PushNotificationRegistration, PushFilter)
+        case notRegistered
+        case failed
+    }
+
+    private func lookup(_ notification: Protobuf_PushNotification) -> Lookup {
+        do {
+            // A key no registration can have is simply not registered.
+            guard let key = try? RegistrationKey(scope: .status, subject: Array(notification.publicKey), installationID: notification.installationID),
+                let registration = try self.registry.record(for: key)?.registration
+            else { return .notRegistered }
+            let stored = try Protobuf_PushNotificationRegistration(serializedBytes: registration.attributes)
+            return .registered(registration, stored, PushFilter(stored))
+        } catch {
+            self.logger.warning("status registration lookup failed", metadata: ["error": "\(error)"])
+            return .failed
+        }
+    }
+
     /// The report for one notification in status-go's order of checks (status.md §7.2), adding
     /// the push to `pushes` when it goes out; `nil` for a notification of type 0, which gets none.
-    private func report(on notification: Protobuf_PushNotification, pushes: inout [StatusPush]) -> Protobuf_PushNotificationReport? {
+    private func report(
+        on notification: Protobuf_PushNotification,
+        lookups: inout [LookupKey: Lookup],
+        pushes: inout [StatusPush]
+    ) -> Protobuf_PushNotificationReport? {
         var report = Protobuf_PushNotificationReport()
         report.publicKey = notification.publicKey
         report.installationID = notification.installationID
-        let registration: Registration?
-        let stored: Protobuf_PushNotificationRegistration?
-        do {
-            // A key no registration can have is simply not registered.
-            let key = try? RegistrationKey(scope: .status, subject: Array(notification.publicKey), installationID: notification.installationID)
-            registration = try key.flatMap { try self.registry.record(for: $0)?.registration }
-            stored = try registration.map { try Protobuf_PushNotificationRegistration(serializedBytes: $0.attributes) }
-        } catch {
-            self.logger.warning("status registration lookup failed", metadata: ["error": "\(error)"])
+        let key = LookupKey(publicKey: notification.publicKey, installationID: notification.installationID)
+        let lookup = lookups[key] ?? self.lookup(notification)
+        lookups[key] = lookup
+        if case .failed = lookup {
             report.error = .unknownErrorType
             return report
         }
         guard notification.type.rawValue != 0 else { return nil }
-        guard let registration, let stored else {
+        guard case .registered(let registration, let stored, let filter) = lookup else {
             report.error = .notRegistered
             return report
         }
@@ -87,7 +116,7 @@ extension StatusServer {
         report.success = true
         // Herald also holds back devices that asked not to be pushed or whose token is dead,
         // reported like any other filtered push.
-        guard registration.enabled, PushFilter.allows(notification, by: stored) else { return report }
+        guard registration.enabled, filter.allows(notification) else { return report }
         pushes.append(
             StatusPush(
                 registration: registration.key,

@@ -38,11 +38,14 @@ extension StatusServer {
         return try self.reply(.pushNotificationQueryResponse, payload, to: signer)
     }
 
+    static let hashedKeyLength = 64
+
     private func queryInfos(for keys: [Data]) throws -> [Protobuf_PushNotificationQueryInfo] {
         var infos: [Protobuf_PushNotificationQueryInfo] = []
         var seen: Set<Data> = []
-        // Like SQL's `IN (…)`: each key once, and a key no registration can have matches nothing.
-        for key in keys where seen.insert(key).inserted && (1...RegistrationKey.maximumSubjectLength).contains(key.count) {
+        // Like SQL's `IN (…)`: each key once. Only a 64-byte SHAKE-256 digest can match a Status
+        // registration; other keys are skipped without a lookup.
+        for key in keys where key.count == Self.hashedKeyLength && seen.insert(key).inserted {
             for registration in try self.registry.registrations(scope: .status, subject: Array(key)) {
                 let stored = try Protobuf_PushNotificationRegistration(serializedBytes: registration.attributes)
                 var info = Protobuf_PushNotificationQueryInfo()

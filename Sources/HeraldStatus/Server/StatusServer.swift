@@ -13,6 +13,9 @@ public struct StatusServer: Sendable {
         /// How long a handled push request is remembered, so a redelivered copy is dropped.
         /// status-go remembers forever; a limit keeps the store bounded.
         public var deduplicationWindow: Duration = .seconds(30 * 24 * 3600)
+        /// Largest Waku payload handled: nwaku's default message limit (150 KiB). Anything larger
+        /// cannot have crossed a Waku network and would only cost work.
+        public var maximumPayloadSize = 150 << 10
 
         public init() {}
     }
@@ -78,6 +81,9 @@ public struct StatusServer: Sendable {
         guard message.version == 1 else {
             throw StatusError(.invalidMessage, "Status uses Waku payload version 1, not \(message.version)")
         }
+        guard message.payload.count <= self.configuration.maximumPayloadSize else {
+            throw StatusError(.invalidMessage, "the payload is \(message.payload.count) bytes, over the \(self.configuration.maximumPayloadSize)-byte Waku limit")
+        }
         let payload = try WakuPayload(decoding: self.open(message))
         guard let transportSigner = payload.signer else {
             throw StatusError(.unsigned, "the Waku payload is not signed")
@@ -126,6 +132,12 @@ public struct StatusServer: Sendable {
         throw StatusError(.undecryptable, "the envelope does not open with the key of query topic \(topic)")
     }
 
+    /// Waku timestamps are nanoseconds; the clock is clamped so a strange one cannot trap.
+    var nanosecondsSinceEpoch: Int64 {
+        let nanoseconds = self.now().timeIntervalSince1970 * 1_000_000_000
+        return nanoseconds.isFinite && nanoseconds > 0 ? Int64(min(nanoseconds, 9e18)) : 0
+    }
+
     /// Signs, encrypts and addresses an answer (status.md §4.6).
     func reply(_ type: Protobuf_ApplicationMetadataMessage.TypeEnum, _ payload: [UInt8], to recipient: Secp256k1PublicKey) throws(StatusError) -> WakuMessage {
         do {
@@ -134,7 +146,7 @@ public struct StatusServer: Sendable {
                 payload: payload,
                 from: self.identity.privateKey,
                 to: recipient,
-                timestamp: Int64(self.now().timeIntervalSince1970 * 1_000_000_000)
+                timestamp: self.nanosecondsSinceEpoch
             )
         } catch {
             throw StatusError(.internalFailure, "building the answer failed: \(error)")

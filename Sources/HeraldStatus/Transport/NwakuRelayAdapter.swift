@@ -50,12 +50,13 @@ public struct NwakuRelayAdapter: Sendable {
         self.configuration.pubsubTopic.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? self.configuration.pubsubTopic
     }
 
-    /// Subscribes, then polls until the task is cancelled. Failures are logged and retried with
-    /// back-off; they never end the loop.
-    public func run() async {
+    /// Subscribes, then polls until `shouldStop` says so (checked between polls, so a batch taken
+    /// from nwaku is always handled and answered) or the task is cancelled. Failures are logged
+    /// and retried with back-off; they never end the loop.
+    public func run(until shouldStop: @escaping @Sendable () -> Bool = { false }) async {
         var failures = 0
         var subscribed = false
-        while !Task.isCancelled {
+        while !Task.isCancelled, !shouldStop() {
             do {
                 if !subscribed {
                     try await self.subscribe()
@@ -95,11 +96,7 @@ public struct NwakuRelayAdapter: Sendable {
         request.method = .GET
         let body = try await self.send(request)
         let messages = try JSONDecoder().decode([WakuMessage].self, from: Data(buffer: body))
-        let ours = messages.filter { self.isOurs($0.contentTopic) }
-        let replies = await self.handle(ours)
-        for reply in replies {
-            try await self.publish(reply)
-        }
+        await self.handle(messages.filter { self.isOurs($0.contentTopic) })
         return messages.count
     }
 
@@ -116,25 +113,47 @@ public struct NwakuRelayAdapter: Sendable {
         self.server.contentTopics.contains(contentTopic) || self.server.queryTopics.contains(contentTopic)
     }
 
-    /// Handles up to `concurrency` messages at once; answers keep the order of the messages.
-    private func handle(_ messages: [WakuMessage]) async -> [WakuMessage] {
-        var replies: [[WakuMessage]] = Array(repeating: [], count: messages.count)
+    /// Handles up to `concurrency` messages at once, each answer published as soon as it is
+    /// ready, on its own: one refused answer does not hold back or drop the others.
+    private func handle(_ messages: [WakuMessage]) async {
         var next = 0
-        await withTaskGroup(of: (Int, [WakuMessage]).self) { group in
+        await withTaskGroup(of: Void.self) { group in
             func start() {
                 guard next < messages.count else { return }
-                let index = next
+                let message = messages[next]
                 next += 1
-                group.addTask { (index, await self.server.handle(messages[index])) }
+                group.addTask {
+                    for reply in await self.server.handle(message) {
+                        await self.publishRetrying(reply)
+                    }
+                }
             }
             for _ in 0..<max(1, self.configuration.concurrency) { start() }
-            while let (index, answer) = await group.next() {
-                replies[index] = answer
-                start()
+            while await group.next() != nil { start() }
+        }
+    }
+
+    /// The message was handled (its dedup marker written, its pushes sent), so its answer is
+    /// worth a few tries; nwaku refusing it (4xx: too large, invalid) is final.
+    private func publishRetrying(_ reply: WakuMessage) async {
+        for attempt in 1...Self.publishAttempts {
+            do {
+                try await self.publish(reply)
+                return
+            } catch let error as NwakuError where (400..<500).contains(error.status) {
+                self.logger.warning("nwaku refused an answer", metadata: ["topic": "\(reply.contentTopic)", "error": "\(error)"])
+                return
+            } catch {
+                guard attempt < Self.publishAttempts else {
+                    self.logger.warning("answer not published", metadata: ["topic": "\(reply.contentTopic)", "error": "\(error)"])
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(200 << attempt))
             }
         }
-        return replies.flatMap { $0 }
     }
+
+    static let publishAttempts = 4
 
     @discardableResult
     private func send(_ request: HTTPClientRequest) async throws -> ByteBuffer {

@@ -119,7 +119,14 @@ public struct StatusAnswer: Sendable {
     public init(_ message: WakuMessage, openedWith key: Secp256k1PrivateKey) throws {
         let plaintext = try WakuEnvelope.openAsymmetric(message.payload, using: key)
         let payload = try WakuPayload(decoding: plaintext)
+        // status-go drops unsigned payloads, and senders pad to a multiple of 256 bytes.
+        guard payload.signer != nil, plaintext.count % 256 == 0 else {
+            throw StatusError(.unsigned, "an answer must be a signed, padded Waku payload")
+        }
         let amm = try ApplicationMessage(decoding: payload.data, transportSigner: payload.signer)
+        guard payload.signer == amm.signer else {
+            throw StatusError(.invalidApplicationMessage, "the Waku payload and the AMM were signed by different keys")
+        }
         self.type = amm.type
         self.payload = amm.payload
         self.signer = amm.signer

@@ -1,12 +1,15 @@
 import Foundation
 import HeraldCore
+import HeraldCrypto
+import HeraldStatus
 import HeraldTesting
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// The Status full flow — keygen, register, query, push, unregister — through
+/// The Status full flow — register, query, push, unregister, with a key file as `herald keygen`
+/// writes it — through
 /// `POST /waku/v1/messages` of a node built from YAML, with messages built by the independent
 /// Python implementation (`Tests/HeraldStatusTests/vectors`), delivered to the strict mock APNs
 /// and mock FCM.
@@ -30,7 +33,9 @@ import Testing
                     let data: [String: String]
                 }
                 let kind: String
+                let recipient: String?
                 let contentTopic: String?
+                let success: Bool?
                 let deliveries: [Delivery]?
             }
             let name: String
@@ -61,6 +66,7 @@ import Testing
             // The vectors' server key, in the file format `herald keygen` writes.
             let keyFile = directory + "/status.key"
             try (vectors.keys["server"]!.private + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
+            let serverKey = try Secp256k1PrivateKey(rawRepresentation: Hex.decode(vectors.keys["server"]!.private)!)
             let extra = "status:\n  identity-key-file: \(keyFile)\n"
             try await GorushEndToEndHarness.with(extraYAML: extra) { harness in
                 for step in vectors.flow.steps {
@@ -71,14 +77,30 @@ import Testing
                     if step.expect.kind == "none" {
                         #expect(replies.isEmpty, "\(step.name)")
                     } else {
-                        #expect(replies.count == 1, "\(step.name)")
-                        #expect(replies.first?["contentTopic"] as? String == step.expect.contentTopic, "\(step.name)")
-                        #expect(replies.first?["version"] as? Int == 1)
-                        #expect((replies.first?["payload"] as? String).flatMap { Data(base64Encoded: $0) } != nil)
+                        try #require(replies.count == 1, "\(step.name)")
+                        #expect(replies[0]["contentTopic"] as? String == step.expect.contentTopic, "\(step.name)")
+                        #expect(replies[0]["version"] as? Int == 1)
+                        // Opened by its recipient, signed by the server, of the expected kind.
+                        let reply = try JSONDecoder().decode(WakuMessage.self, from: JSONSerialization.data(withJSONObject: replies[0]))
+                        let recipient = try Secp256k1PrivateKey(rawRepresentation: Hex.decode(vectors.keys[step.expect.recipient!]!.private)!)
+                        let answer = try StatusAnswer(reply, openedWith: recipient)
+                        #expect(answer.signer == serverKey.publicKey, "\(step.name)")
+                        switch step.expect.kind {
+                        case "registrationResponse": #expect(try answer.registrationResponse().success == step.expect.success, "\(step.name)")
+                        case "queryResponse": #expect(try answer.queryResponse().success == step.expect.success, "\(step.name)")
+                        default: #expect(try answer.pushResponse().reports.isEmpty == false, "\(step.name)")
+                        }
                     }
                     let deliveries = step.expect.deliveries ?? []
                     let apns = deliveries.filter { $0.platform == "apns" }
                     let fcm = deliveries.filter { $0.platform == "fcm" }
+                    // Pushes go out after the answer: wait, a bounded time, for the mocks.
+                    let deadline = ContinuousClock.now + .seconds(15)
+                    while harness.wallet.accepted.count - apnsBefore < apns.count || harness.fcm.acceptedCount - fcmBefore < fcm.count,
+                        ContinuousClock.now < deadline
+                    {
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
                     #expect(harness.wallet.accepted.count - apnsBefore == apns.count, "\(step.name): APNs pushes")
                     #expect(harness.fcm.acceptedCount - fcmBefore == fcm.count, "\(step.name): FCM messages")
                     for want in apns {
@@ -97,6 +119,7 @@ import Testing
                     }
                 }
                 // One push request reached both providers; nothing else was pushed.
+                try await Task.sleep(for: .milliseconds(200))
                 #expect(harness.wallet.accepted.count == 1)
                 #expect(harness.fcm.acceptedCount == 1)
             }

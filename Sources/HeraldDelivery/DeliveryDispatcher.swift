@@ -1,10 +1,10 @@
 import Synchronization
 
-/// gorush's async mode: pushes accepted by `/api/push` are delivered after the answer, by tasks
-/// this dispatcher owns, so they finish (or reach their deadline) before the node stops. At most
-/// `limit` pushes wait or run at once; beyond that the caller hears "max capacity reached", as
-/// gorush's full queue says.
-public final class GorushDispatcher: Sendable {
+/// Pushes delivered after the front door has answered (gorush's async mode, the Status front
+/// door), by tasks this dispatcher owns, so they finish (or reach their deadline) before the node
+/// stops. At most `limit` pushes wait or run at once; beyond that the caller is refused (gorush
+/// answers "max capacity reached").
+public final class DeliveryDispatcher: Sendable {
     public let limit: Int
     private let pending = Atomic<Int>(0)
     private let stream: AsyncStream<@Sendable () async -> Void>
@@ -20,7 +20,7 @@ public final class GorushDispatcher: Sendable {
 
     /// Accepts `count` pushes whose delivery is `work`; `false` (nothing accepted) when that
     /// would pass the limit or the dispatcher has finished.
-    func submit(count: Int, _ work: @escaping @Sendable () async -> Void) -> Bool {
+    public func submit(count: Int, _ work: @escaping @Sendable () async -> Void) -> Bool {
         var current = self.pending.load(ordering: .relaxed)
         while true {
             guard current + count <= self.limit else { return false }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Status registrations through POST /waku/v1/messages, one node, full crypto on the server
+# (ECIES open, Waku and AMM signature recovery, ECDH + AES-GCM, grant recovery, LMDB command
+# log append and view apply, signed and ECIES-encrypted answer). Every registration comes from a
+# different client key and is built before the run. Results go to benchmarks/results/*.json.
+#
+#   benchmarks/scripts/status-register-bench.sh [duration-s] [concurrency] [open-rate]
+#
+# Needs a release build (swift build -c release --product herald --scratch-path .build-release).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+duration=${1:-10}
+concurrency=${2:-32}
+rate=${3:-}
+bin=${BENCH_BIN:-.build-release/release/herald}
+mock_port=${BENCH_MOCK_PORT:-19443}
+herald_port=${BENCH_HERALD_PORT:-18088}
+results=${BENCH_RESULTS:-benchmarks/results}
+[ -x "$bin" ] || { echo "needs $bin (swift build -c release --product herald --scratch-path .build-release)" >&2; exit 1; }
+mkdir -p "$results"
+
+# shellcheck source=benchmarks/scripts/start-node.sh
+source benchmarks/scripts/start-node.sh
+
+# Enough distinct registrations for the warm-up and the run at up to 6,000/s.
+count=$(( (duration + 2) * 6000 ))
+common=(status-register --url "http://127.0.0.1:$herald_port" --duration "$duration" --concurrency "$concurrency" --registrations "$count")
+if [ -z "$rate" ]; then
+    echo "== closed loop, $concurrency in flight"
+    "$bin" bench "${common[@]}" --output "$results/status-register-closed.json"
+else
+    echo "== open loop, $rate registrations/s"
+    "$bin" bench "${common[@]}" --rate "$rate" --output "$results/status-register-open-r$rate.json"
+fi
+records=$(curl -sf "127.0.0.1:$herald_port/metrics" | awk '/^herald_registry_records/ {print $2; exit}')
+echo "registrations stored by the node: ${records:-unknown}"
