@@ -15,5 +15,6 @@ run: build
 	.build/$(CONFIG)/herald serve $(ARGS)
 
 test: deps
+	scripts/check-vectors.sh
 	swift build --build-tests
 	swift test --skip-build

@@ -2,7 +2,8 @@
 # Installs the Debian packages Herald builds against, when missing. Quiet when all are present.
 set -euo pipefail
 
-packages=(liblmdb-dev libsecp256k1-dev pkg-config)
+# protobuf-compiler: the Status vector generator builds its Python message classes with protoc.
+packages=(liblmdb-dev libsecp256k1-dev pkg-config protobuf-compiler)
 
 missing=()
 for package in "${packages[@]}"; do

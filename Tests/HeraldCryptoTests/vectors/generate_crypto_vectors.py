@@ -11,7 +11,7 @@ Every value comes from libraries independent of Herald:
     taken from Herald.
 
 Install:  pip install coincurve pycryptodome "eth-hash[pycryptodome]"
-Run:      python3 generate_crypto_vectors.py
+Run:      python3 generate_crypto_vectors.py [output.json]
 The output is deterministic: "random" inputs come from SHA-256 of fixed labels.
 """
 
@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import json
 import os
+import sys
 
 from coincurve import PrivateKey, PublicKey
 from Crypto.Cipher import AES
@@ -275,7 +276,8 @@ def main():
         "pbkdf2": pbkdf2_vectors(),
         "ecies": ecies_vectors(),
     }
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crypto.json")
+    # An explicit path lets the test command regenerate into a scratch file and compare.
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "crypto.json")
     with open(path, "w", encoding="utf-8") as out:
         json.dump(document, out, indent=1, ensure_ascii=False)
         out.write("\n")

@@ -16,7 +16,7 @@ Expectations are written by hand next to each case; every message is then opened
 Install:  pip install coincurve pycryptodome "eth-hash[pycryptodome]" protobuf
           apt-get install protobuf-compiler   # protoc; tested with protoc 3.21.12 and python protobuf 7.36.2.
           If the protobuf runtime refuses protoc's generated code: pip install "protobuf>=4.21,<5"
-Run:      python3 generate_status_vectors.py
+Run:      python3 generate_status_vectors.py [output.json]
 The output is deterministic: every "random" input comes from SHA-256 of a fixed label.
 """
 
@@ -734,7 +734,8 @@ def main():
         "flow": flow,
         "responses": response_section(replies),
     }
-    path = os.path.join(HERE, "status.json")
+    # An explicit path lets the test command regenerate into a scratch file and compare.
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "status.json")
     with open(path, "w", encoding="utf-8") as out:
         json.dump(document, out, indent=1, ensure_ascii=False)
         out.write("\n")

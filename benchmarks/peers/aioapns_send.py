@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The baseline peer: sends the same notifications Herald sends to the same strict mock APNs with
+aioapns (a widely used asyncio APNs client: HTTP/2 over TLS, ES256 provider tokens), and prints
+notifications per second.
+
+Install:  pip install aioapns
+Run:      python3 aioapns_send.py --port 19443 --ca ca.pem --key key.p8 --key-id BENCHKEY01 \
+              --team-id BENCHTEAM1 --count 20000
+
+aioapns only knows Apple's hosts, so the script points its connection class at the mock
+(`localhost`, matching the mock certificate's name) and trusts the mock's certificate; nothing
+else about the client is changed. Every notification must be answered 200: the count of
+failures is printed and makes the exit status non-zero.
+"""
+
+import argparse
+import asyncio
+import ssl
+import sys
+import time
+import uuid
+
+from aioapns import APNs, NotificationRequest, PushType
+
+
+def parse():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--ca", required=True, help="the mock's certificate (PEM)")
+    parser.add_argument("--key", required=True, help="the .p8 signing key the mock trusts")
+    parser.add_argument("--key-id", required=True)
+    parser.add_argument("--team-id", required=True)
+    parser.add_argument("--topic", default="im.herald.bench")
+    parser.add_argument("--count", type=int, default=20000)
+    parser.add_argument("--concurrency", type=int, default=256, help="notifications in flight")
+    parser.add_argument("--connections", type=int, default=2, help="HTTP/2 connections (Herald's default is 2)")
+    return parser.parse_args()
+
+
+async def main(args):
+    context = ssl.create_default_context(cafile=args.ca)
+    context.set_alpn_protocols(["h2"])
+    with open(args.key) as key_file:
+        key = key_file.read()
+    client = APNs(key=key, key_id=args.key_id, team_id=args.team_id, topic=args.topic,
+                  max_connections=args.connections, ssl_context=context)
+    base = client.pool.protocol_class
+    client.pool.protocol_class = type("MockAPNs", (base,), {"APNS_SERVER": "localhost", "APNS_PORT": args.port})
+
+    token = "%064x" % 1
+    message = {"aps": {"alert": "benchmark"}}
+    failures = 0
+    semaphore = asyncio.Semaphore(args.concurrency)
+
+    async def send_one():
+        nonlocal failures
+        async with semaphore:
+            request = NotificationRequest(device_token=token, message=message,
+                                          notification_id=str(uuid.uuid4()), push_type=PushType.ALERT)
+            result = await client.send_notification(request)
+            if not result.is_successful:
+                failures += 1
+
+    # Warm-up: connections and the provider token, not measured.
+    await asyncio.gather(*(send_one() for _ in range(min(200, args.count))))
+    failures = 0
+    started = time.monotonic()
+    await asyncio.gather(*(send_one() for _ in range(args.count)))
+    elapsed = time.monotonic() - started
+    print(f"aioapns: {args.count} notifications in {elapsed:.2f} s = {args.count / elapsed:.1f}/s, failures {failures}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse())))
