@@ -13,9 +13,29 @@ public struct ContentTopic: Hashable, Sendable, CustomStringConvertible {
     /// `/waku/1/0x<8 hex digits>/rfc26`.
     public let description: String
 
+    /// The 4 topic bytes as a big-endian integer.
+    public let value: UInt32
+
     public init(name: String) {
+        let bytes = Keccak256.hash(name.utf8).prefix(4)
         self.name = name
-        self.description = "/waku/1/0x" + Hex.encode(Keccak256.hash(name.utf8).prefix(4)) + "/rfc26"
+        self.value = bytes.reduce(0) { $0 << 8 | UInt32($1) }
+        self.description = Self.prefix + Hex.encode(bytes) + Self.suffix
+    }
+
+    static let prefix = "/waku/1/0x"
+    static let suffix = "/rfc26"
+
+    /// The 4 topic bytes of a content topic written `/waku/1/0x<8 hex digits>/rfc26`; `nil` for
+    /// any other form.
+    public static func value(of contentTopic: String) -> UInt32? {
+        let utf8 = contentTopic.utf8
+        guard utf8.count == Self.prefix.utf8.count + 8 + Self.suffix.utf8.count,
+            contentTopic.hasPrefix(Self.prefix), contentTopic.hasSuffix(Self.suffix)
+        else { return nil }
+        let digits = utf8.dropFirst(Self.prefix.utf8.count).prefix(8)
+        guard let bytes = Hex.decode(String(decoding: digits, as: UTF8.self)) else { return nil }
+        return bytes.reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// `contact-discovery-<X mod 5000>`: where answers to `key` go, ECIES-encrypted to it.
