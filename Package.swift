@@ -11,7 +11,13 @@ let package = Package(
     name: "Herald",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "herald", targets: ["herald"])
+        .executable(name: "herald", targets: ["herald"]),
+        // Libraries for the micro benchmarks in benchmarks/micro, which depend on Herald by path.
+        .library(name: "HeraldCore", targets: ["HeraldCore"]),
+        .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
+        .library(name: "HeraldStore", targets: ["HeraldStore"]),
+        .library(name: "HeraldDelivery", targets: ["HeraldDelivery"]),
+        .library(name: "HeraldStatus", targets: ["HeraldStatus"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -165,6 +171,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -207,6 +214,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

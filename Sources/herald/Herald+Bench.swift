@@ -6,6 +6,7 @@ import HeraldCore
 import HeraldCrypto
 import NIOCore
 import NIOFoundationCompat
+import NIOHTTP1
 
 extension Herald {
     struct Bench: AsyncParsableCommand {
@@ -16,7 +17,10 @@ extension Herald {
                 Scenarios: gorush-push (POST /api/push with gorush's request); status-register \
                 (POST /waku/v1/messages with Status registrations, each from a new client key, \
                 built before the run so client crypto is not measured; the node's identity key is \
-                read from GET /status/v1/identity unless --status-server-key is given).
+                read from GET /status/v1/identity unless --status-server-key is given); \
+                status-push (POST /waku/v1/messages with Status push requests, one notification \
+                each, for --devices clients registered first with APNs tokens under --topic, \
+                default im.herald.bench; the node must deliver that topic).
                 Open loop (--rate) sends at a constant arrival rate and measures each latency from \
                 the request's intended send time, so a slow server cannot hide its queueing. Closed \
                 loop (no --rate) keeps --concurrency requests in flight and finds the most the node \
@@ -31,6 +35,7 @@ extension Herald {
         enum Scenario: String, ExpressibleByArgument, CaseIterable {
             case gorushPush = "gorush-push"
             case statusRegister = "status-register"
+            case statusPush = "status-push"
         }
 
         @Argument(help: "The scenario: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).") var scenario: Scenario
@@ -75,6 +80,24 @@ extension Herald {
                         topic: self.topic
                     )
                 )
+            case .statusPush:
+                let key = try await self.statusKey()
+                let started = ContinuousClock.now
+                let count = Int((self.duration + self.warmup) * (self.rate ?? 3000) * 1.5)
+                let scenario = try StatusPushScenario(server: key, devices: self.devices, count: count, topic: self.topic ?? "im.herald.bench")
+                print("prepared \(self.devices) registrations and \(count) push requests in \(ContinuousClock.now - started)")
+                for body in scenario.registrationBodies {
+                    var request = HTTPClientRequest(url: self.url.trimmingCharacters(in: ["/"]) + "/waku/v1/messages")
+                    request.method = .POST
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    if let token = self.bearerToken { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+                    request.body = .bytes(ByteBuffer(bytes: body))
+                    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+                    _ = try await response.body.collect(upTo: 64 << 20)
+                    guard response.status == .ok else { throw ValidationError("registering the devices failed: HTTP \(response.status.code)") }
+                }
+                // The warm-up uses the last third of the requests, so measured ones are new.
+                try await self.run(scenario, warmup: scenario.starting(at: count * 2 / 3))
             case .statusRegister:
                 let key = try await self.statusKey()
                 let started = ContinuousClock.now
