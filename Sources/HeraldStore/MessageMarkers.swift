@@ -1,12 +1,12 @@
-import Synchronization
-
 /// Ids of messages already accepted, each kept until its expiry, so a message delivered twice is
 /// handled once (status-go's dedup of push requests, with a time limit status-go does not have).
 ///
-/// Markers live in the node's LMDB, so a restart does not forget them. Expired markers are
-/// deleted a bounded batch at a time as new ones are written, resuming where the last batch
-/// stopped, so no write pays for a full scan.
-public final class MessageMarkers: Sendable {
+/// Markers live in the node's LMDB, so a restart does not forget them. Inserts are
+/// group-committed like log appends: while one transaction is written and synced, further
+/// inserts queue and share the next one, so a busy node pays one fsync per batch, not per
+/// message. Expired markers are deleted a bounded batch at a time as new ones are written,
+/// resuming where the last batch stopped, so no write pays for a full scan.
+public actor MessageMarkers {
     /// A namespace per front door, so equal ids from two protocols never collide.
     public struct Namespace: RawRepresentable, Hashable, Sendable {
         public let rawValue: UInt8
@@ -17,9 +17,18 @@ public final class MessageMarkers: Sendable {
 
     static let sweepBatch = 256
 
+    private struct Pending {
+        let key: [UInt8]
+        let expiry: UInt64
+        let now: UInt64
+        let continuation: CheckedContinuation<Bool, any Error>
+    }
+
     private let writer: StoreWriter
     private let database: LMDBDatabase
-    private let sweepCursor = Mutex<[UInt8]?>(nil)
+    private var sweepCursor: [UInt8]?
+    private var pending: [Pending] = []
+    private var isFlushing = false
 
     public init(writer: StoreWriter, database: LMDBDatabase) {
         self.writer = writer
@@ -27,24 +36,52 @@ public final class MessageMarkers: Sendable {
     }
 
     /// Records `id` until `expiry` (UNIX seconds). Returns `false` when an unexpired marker for
-    /// it already exists, in which case nothing changes.
+    /// it already exists (or an insert of the same id went first), in which case nothing changes.
     public func insert(_ id: [UInt8], in namespace: Namespace, expiry: UInt64, now: UInt64) async throws -> Bool {
-        let key = [namespace.rawValue] + id
-        let database = self.database
-        let start = self.sweepCursor.withLock { $0 }
-        let (inserted, next) = try await self.writer.write { txn in
-            if let stored = try txn.value(in: database, key: key), Self.expiry(stored) > now {
-                return (false, start)
+        try await withCheckedThrowingContinuation { continuation in
+            self.pending.append(Pending(key: [namespace.rawValue] + id, expiry: expiry, now: now, continuation: continuation))
+            if !self.isFlushing {
+                self.isFlushing = true
+                // Runs only while some caller awaits its continuation, and ends when the queue is
+                // empty: an unstructured task here cannot outlive the work it serves.
+                Task { await self.flush() }
             }
-            try txn.put(Self.encode(expiry), in: database, key: key)
-            return (true, try Self.sweep(from: start, now: now, database: database, txn: txn))
         }
-        self.sweepCursor.withLock { $0 = next }
-        return inserted
+    }
+
+    private func flush() async {
+        while !self.pending.isEmpty {
+            let batch = self.pending
+            self.pending = []
+            let database = self.database
+            let start = self.sweepCursor
+            let now = batch.map(\.now).max() ?? 0
+            do {
+                let (inserted, next) = try await self.writer.write { txn in
+                    // A transaction sees its own puts, so a repeated id within the batch is
+                    // refused like one stored earlier.
+                    var inserted: [Bool] = []
+                    for request in batch {
+                        if let stored = try txn.value(in: database, key: request.key), Self.expiry(stored) > request.now {
+                            inserted.append(false)
+                        } else {
+                            try txn.put(Self.encode(request.expiry), in: database, key: request.key)
+                            inserted.append(true)
+                        }
+                    }
+                    return (inserted, try Self.sweep(from: start, now: now, database: database, txn: txn))
+                }
+                self.sweepCursor = next
+                for (request, result) in zip(batch, inserted) { request.continuation.resume(returning: result) }
+            } catch {
+                for request in batch { request.continuation.resume(throwing: error) }
+            }
+        }
+        self.isFlushing = false
     }
 
     /// Whether an unexpired marker exists for `id`.
-    public func contains(_ id: [UInt8], in namespace: Namespace, now: UInt64) throws -> Bool {
+    public nonisolated func contains(_ id: [UInt8], in namespace: Namespace, now: UInt64) throws -> Bool {
         let database = self.database
         return try self.writer.environment.read { txn in
             guard let stored = try txn.value(in: database, key: [namespace.rawValue] + id) else { return false }
@@ -53,7 +90,7 @@ public final class MessageMarkers: Sendable {
     }
 
     /// Number of stored markers, expired ones not yet swept included.
-    public func count() throws -> Int {
+    public nonisolated func count() throws -> Int {
         let database = self.database
         return try self.writer.environment.read { txn in try txn.count(of: database) }
     }
