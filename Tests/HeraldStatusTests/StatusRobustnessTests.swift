@@ -157,15 +157,7 @@ import Testing
             let s = StatusScenario(harness)
             #expect(try await s.register().success)
             harness.delivery.fail(true)
-            var notification = Protobuf_PushNotification()
-            notification.type = .message
-            notification.publicKey = Data(s.client.hashedKey)
-            notification.installationID = StatusScenario.installationID
-            notification.accessToken = StatusScenario.accessToken
-            var request = Protobuf_PushNotificationRequest()
-            request.requests = [notification]
-            request.messageID = Data([1, 2, 3])
-            let message = try s.sender.pushRequest(request, ephemeral: s.ephemeral)
+            let message = try s.pushRequestMessage(messageID: [1, 2, 3])
             await #expect(throws: StatusError(.deliveryFailed, "")) { try await harness.server.process(message) }
             harness.delivery.fail(false)
             await #expect(throws: StatusError(.duplicate, "")) { try await harness.server.process(message) }
@@ -181,15 +173,7 @@ import Testing
         try await StatusServerHarness.run(configuration: configuration, now: { clock.withLock { $0 } }) { harness in
             let s = StatusScenario(harness)
             #expect(try await s.register().success)
-            var notification = Protobuf_PushNotification()
-            notification.type = .message
-            notification.publicKey = Data(s.client.hashedKey)
-            notification.installationID = StatusScenario.installationID
-            notification.accessToken = StatusScenario.accessToken
-            var request = Protobuf_PushNotificationRequest()
-            request.requests = [notification]
-            request.messageID = Data([9])
-            let message = try s.sender.pushRequest(request, ephemeral: s.ephemeral)
+            let message = try s.pushRequestMessage(messageID: [9])
             #expect(try await harness.server.process(message).count == 1)
             clock.withLock { $0 += 59 }
             await #expect(throws: StatusError(.duplicate, "")) { try await harness.server.process(message) }

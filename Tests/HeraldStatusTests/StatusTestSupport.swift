@@ -41,6 +41,19 @@ struct StatusScenario {
         return try StatusAnswer(replies[0], openedWith: self.client.identity).registrationResponse()
     }
 
+    /// A push request with one MESSAGE notification for the client, as the sender sends it.
+    func pushRequestMessage(messageID: [UInt8], type: Protobuf_PushNotification.PushNotificationType = .message) throws -> WakuMessage {
+        var notification = Protobuf_PushNotification()
+        notification.type = type
+        notification.publicKey = Data(self.client.hashedKey)
+        notification.installationID = Self.installationID
+        notification.accessToken = Self.accessToken
+        var request = Protobuf_PushNotificationRequest()
+        request.requests = [notification]
+        request.messageID = Data(messageID)
+        return try self.sender.pushRequest(request, ephemeral: self.ephemeral)
+    }
+
     /// Sends one notification to the client; returns its reports and whether a push went out.
     func push(
         type: Protobuf_PushNotification.PushNotificationType,

@@ -52,13 +52,7 @@ extension StatusServer {
             }
         }
         self.metrics.answered("push", result: "success")
-        let payload: [UInt8]
-        do {
-            payload = try response.serializedBytes()
-        } catch {
-            throw StatusError(.internalFailure, "encoding the push response failed: \(error)")
-        }
-        return try self.reply(.pushNotificationResponse, payload, to: signer)
+        return try self.reply(.pushNotificationResponse, response, to: signer)
     }
 
     private struct LookupKey: Hashable {

@@ -29,13 +29,7 @@ extension StatusServer {
             }
         }
         self.metrics.answered("query", result: response.success ? "success" : "failure")
-        let payload: [UInt8]
-        do {
-            payload = try response.serializedBytes()
-        } catch {
-            throw StatusError(.internalFailure, "encoding the query response failed: \(error)")
-        }
-        return try self.reply(.pushNotificationQueryResponse, payload, to: signer)
+        return try self.reply(.pushNotificationQueryResponse, response, to: signer)
     }
 
     static let hashedKeyLength = 64

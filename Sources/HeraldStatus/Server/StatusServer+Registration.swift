@@ -34,13 +34,7 @@ extension StatusServer {
         guard let signer = message.signer else {
             throw StatusError(.invalidApplicationMessage, "a registration without a signer cannot be answered")
         }
-        let payload: [UInt8]
-        do {
-            payload = try response.serializedBytes()
-        } catch {
-            throw StatusError(.internalFailure, "encoding the registration response failed: \(error)")
-        }
-        return try self.reply(.pushNotificationRegistrationResponse, payload, to: signer)
+        return try self.reply(.pushNotificationRegistrationResponse, response, to: signer)
     }
 
     /// Validates in status-go's order (status.md §5.2; first failure wins) and stores.

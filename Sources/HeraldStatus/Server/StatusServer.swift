@@ -2,6 +2,7 @@ public import CoreMetrics
 public import Foundation
 import HeraldCore
 import HeraldCrypto
+import SwiftProtobuf
 public import HeraldStore
 public import Logging
 
@@ -138,12 +139,16 @@ public struct StatusServer: Sendable {
         return nanoseconds.isFinite && nanoseconds > 0 ? Int64(min(nanoseconds, 9e18)) : 0
     }
 
-    /// Signs, encrypts and addresses an answer (status.md §4.6).
-    func reply(_ type: Protobuf_ApplicationMetadataMessage.TypeEnum, _ payload: [UInt8], to recipient: Secp256k1PublicKey) throws(StatusError) -> WakuMessage {
+    /// Encodes, signs, encrypts and addresses an answer (status.md §4.6).
+    func reply(
+        _ type: Protobuf_ApplicationMetadataMessage.TypeEnum,
+        _ response: some SwiftProtobuf.Message,
+        to recipient: Secp256k1PublicKey
+    ) throws(StatusError) -> WakuMessage {
         do {
             return try StatusReply.message(
                 type: type,
-                payload: payload,
+                payload: try response.serializedBytes(),
                 from: self.identity.privateKey,
                 to: recipient,
                 timestamp: self.nanosecondsSinceEpoch

@@ -79,18 +79,7 @@ public final class MockNwaku: Sendable {
             }
             return box.peer?.answer { $0.published.append((topic, message)) } ?? Self.text(.serviceUnavailable, "")
         }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
-        )
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var port = 0
-        for await bound in portStream {
-            port = bound
-            break
-        }
+        let (task, port) = await serveOnLoopback(router)
         let peer = MockNwaku(task: task, port: port)
         box.set(peer)
         return peer

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Hummingbird
 import NIOCore
 import Synchronization
@@ -47,18 +48,7 @@ final class WebhookReceiver: Sendable {
             guard let receiver = box.receiver.withLock({ $0 }) else { return .serviceUnavailable }
             return receiver.record(body) ? .ok : .serviceUnavailable
         }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }
-        )
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var port = 0
-        for await bound in portStream {
-            port = bound
-            break
-        }
+        let (task, port) = await serveOnLoopback(router)
         let receiver = WebhookReceiver(task: task, port: port)
         box.receiver.withLock { $0 = receiver }
         return receiver
