@@ -44,15 +44,15 @@ extension Herald {
         @Option(help: "How long to send, in seconds.") var duration: Double = 10
         @Option(help: "Closed loop: requests in flight. Open loop: the most in flight before arrivals count as client_saturated.")
         var concurrency: Int = 64
-        @Option(help: "Distinct device tokens the requests cycle through.") var devices: Int = 10_000
+        @Option(help: "Distinct device tokens the requests cycle through (status-push: clients registered before the run).") var devices: Int = 10_000
         @Option(help: "Device tokens per request (gorush `tokens`).") var tokensPerRequest: Int = 1
         @Option(help: "Approximate APNs payload size in bytes.") var payloadSize: Int = 128
         @Option(help: "Target platform: ios or android.") var platform: String = "ios"
-        @Option(help: "gorush `topic` (selects the app when several are configured).") var topic: String?
+        @Option(help: "gorush `topic` (selects the app when several are configured); status-push: the `apn_topic` registered (default im.herald.bench).") var topic: String?
         @Option(help: "Bearer token for nodes with api.bearer-token set.") var bearerToken: String?
         @Option(help: "Seconds of load sent first and not measured (connections, caches).") var warmup: Double = 2
         @Option(help: "Write the result as JSON to this file.") var output: String?
-        @Option(help: "status-register: the node's Status public key (0x04… or compressed hex); fetched from the node when absent.")
+        @Option(help: "status-register, status-push: the node's Status public key (0x04… or compressed hex); fetched from the node when absent.")
         var statusServerKey: String?
         @Option(help: "status-register: distinct registrations prepared; requests beyond it resend them (answered VERSION_MISMATCH).")
         var registrations: Int = 20_000

@@ -9,10 +9,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Herald", path: "../.."),
+        // package-benchmark, under the repository's current name (the old URL
+        // .../ordo-one/package-benchmark also works but makes the plugin print a rename warning).
         // Only the MallocInterposer trait: the default traits add swift-runtime-interposer (ARC
         // metrics), which is not mirrored here and whose ARC hooks crash on Swift 6.3 Linux.
         .package(
-            url: "https://github.com/ordo-one/package-benchmark",
+            url: "https://github.com/ordo-one/benchmark",
             exact: "1.38.1",
             traits: ["MallocInterposer"]
         ),
@@ -23,7 +25,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldMicro",
             dependencies: [
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "HeraldCore", package: "Herald"),
                 .product(name: "HeraldCrypto", package: "Herald"),
                 .product(name: "HeraldStore", package: "Herald"),
@@ -34,7 +36,7 @@ let package = Package(
             path: "Benchmarks/HeraldMicro",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "package-benchmark"),
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
         ),
     ]

@@ -34,4 +34,4 @@ else
     "$bin" bench "${common[@]}" --rate "$rate" --output "$results/status-push-open-r$rate.json"
 fi
 sleep 1
-curl -sf "127.0.0.1:$herald_port/metrics" | grep -E '^herald_pushes_total|^herald_status_' || true
+curl -sf "127.0.0.1:$herald_port/metrics" | grep -E '^herald_delivery_pushes_total|^herald_status_' || true

@@ -50,7 +50,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: Keccak / SHAKE (Herald's own Swift sponge)
 
-    Benchmark("Keccak-256 1 KiB", configuration: fast) { benchmark in
+    Benchmark("Keccak-256 1 KiB") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(Keccak256.hash(fixture.kibibyte))
         }
@@ -109,7 +109,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // One write transaction holding one put of a 256-byte value over an existing key, through
     // StoreWriter: the measured time includes the hop to and from the writer's own thread.
-    Benchmark("LMDB put (no fsync)") { benchmark, fixture in
+    // The hop alone (an empty write transaction) measured 14 µs p50 here, most of the put's cost.
+    Benchmark("LMDB put (no fsync)", configuration: .init(thresholds: Tolerances.lmdbPut)) { benchmark, fixture in
         for index in benchmark.scaledIterations {
             let slot = (benchmark.currentIteration &+ index) % StoreFixture.keyCount
             let key = fixture.keys[slot]
@@ -138,17 +139,18 @@ let benchmarks: @Sendable () -> Void = {
 
 // MARK: - Tolerances
 
+/// (Computed properties: BenchmarkThresholds is not Sendable, so it cannot be a static `let` in Swift 6 mode.)
 /// Tolerances for `swift package benchmark thresholds check` and `baseline check`. The static
 /// check compares only p90 against the stored files in Thresholds/, so p90 carries the tolerance
 /// that matters; the other percentiles serve `baseline compare/check` between two runs.
 enum Tolerances {
     /// Wall clock: ±35 % — this runs on a shared 2-core machine where p90 moves 10–20 % run to run.
-    static let wallClock = BenchmarkThresholds(relative: [.p25: 35, .p50: 35, .p75: 35, .p90: 35])
+    static var wallClock: BenchmarkThresholds { .init(relative: [.p25: 35, .p50: 35, .p75: 35, .p90: 35]) }
     /// Throughput: ±50 %. The stored throughput threshold is the 90th percentile of the throughput
     /// values (the fast tail) while the check compares the 10th (package-benchmark 1.38.1 flips the
     /// percentile for larger-is-better metrics only on the checking side), so the check starts out
     /// already one run's spread "worse" and needs the wider band; wall clock is the metric to read.
-    static let throughput = BenchmarkThresholds(relative: [.p25: 50, .p50: 50, .p75: 50, .p90: 50])
+    static var throughput: BenchmarkThresholds { .init(relative: [.p25: 50, .p50: 50, .p75: 50, .p90: 50]) }
 
     /// Allocations are deterministic: at most `slack` mallocs per measured iteration either way.
     /// (An absolute tolerance, because a relative one is never checked against a stored 0.)
@@ -157,11 +159,23 @@ enum Tolerances {
     }
 
     /// One measured iteration is one operation: no extra allocation tolerated.
-    static let standard: [BenchmarkMetric: BenchmarkThresholds] = [
-        .wallClock: wallClock,
-        .throughput: throughput,
-        .mallocCountTotal: mallocs(slack: 0),
-    ]
+    static var standard: [BenchmarkMetric: BenchmarkThresholds] {
+        [
+            .wallClock: wallClock,
+            .throughput: throughput,
+            .mallocCountTotal: mallocs(slack: 0),
+        ]
+    }
+
+    /// The put hops to StoreWriter's thread and back; the number of mallocs of that async hop
+    /// varies by one (2 or 3 per put), so one either way is tolerated.
+    static var lmdbPut: [BenchmarkMetric: BenchmarkThresholds] {
+        [
+            .wallClock: wallClock,
+            .throughput: throughput,
+            .mallocCountTotal: mallocs(slack: 1),
+        ]
+    }
 
     /// One measured iteration is `scaling` operations: raw counts are per `scaling` operations, so
     /// a few stray mallocs (the harness's sampling thread) are tolerated, one more per operation is not.
@@ -278,7 +292,12 @@ struct CryptoFixture: Sendable {
     }
 }
 
-/// A throwaway LMDB environment in a temporary directory, 10,000 keys preloaded.
+/// A throwaway LMDB environment, 10,000 keys preloaded.
+///
+/// It lives on tmpfs (/dev/shm) where there is one: with `durable: false` a commit still writes its
+/// pages into the page cache, and on this VM's shared disk the kernel's writeback of those dirty
+/// pages stalled one put in ten for ~0.6 ms (p90 602 µs on /tmp against 22 µs on /dev/shm), which
+/// measures the disk, not Herald. Elsewhere (macOS) it falls back to the temporary directory.
 struct StoreFixture: Sendable {
     static let keyCount = 10_000
 
@@ -290,7 +309,8 @@ struct StoreFixture: Sendable {
     let value: [UInt8]
 
     init() async throws {
-        self.directory = NSTemporaryDirectory() + "herald-micro-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm/" : NSTemporaryDirectory()
+        self.directory = base + "herald-micro-\(getpid())-\(UInt32.random(in: .min ... .max))"
         self.environment = try LMDBEnvironment(
             path: self.directory,
             databases: ["registrations"],
