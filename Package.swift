@@ -165,7 +165,6 @@ let package = Package(
             dependencies: [
                 "HeraldCrypto",
                 "HeraldStatus",
-                "HeraldTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),

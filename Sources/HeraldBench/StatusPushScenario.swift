@@ -1,7 +1,6 @@
 import Foundation
 public import HeraldCrypto
 import HeraldStatus
-import HeraldTesting
 import SwiftProtobuf
 
 /// `POST /waku/v1/messages` with Status push requests, each for one registered device, as a
@@ -22,7 +21,7 @@ public struct StatusPushScenario: LoadScenario {
     /// spread over them.
     public init(server: Secp256k1PublicKey, devices: Int, count: Int, topic: String) throws {
         let devices = max(devices, 1)
-        let clients = (0..<devices).map { _ in StatusTestClient(server: server) }
+        let clients = (0..<devices).map { _ in StatusClient(server: server) }
         let accessToken = "b6ae4fde-bb65-11ea-b3de-0242ac130004"
         let installationID = "c6ae4fde-bb65-11ea-b3de-0242ac130004"
         var registrations: [WakuMessage] = []
@@ -41,9 +40,9 @@ public struct StatusPushScenario: LoadScenario {
         self.registrationBodies = try stride(from: 0, to: registrations.count, by: 100).map {
             Array(try encoder.encode(Array(registrations[$0..<min($0 + 100, registrations.count)])))
         }
-        let sender = StatusTestClient(server: server)
+        let sender = StatusClient(server: server)
         let ephemeral = Secp256k1PrivateKey()
-        let author = StatusTestClient.hashed(StatusTestClient.keyString(sender.publicKey))
+        let author = StatusClient.hashed(StatusClient.keyString(sender.publicKey))
         self.bodies = try (0..<max(count, 1)).map { index in
             let client = clients[index % devices]
             var notification = Protobuf_PushNotification()

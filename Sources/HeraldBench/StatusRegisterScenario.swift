@@ -1,7 +1,6 @@
 import Foundation
 public import HeraldCrypto
 import HeraldStatus
-import HeraldTesting
 
 /// `POST /waku/v1/messages` with Status registrations, each from a different client key, built
 /// as status-go builds them (ECDH + AES-GCM blob, grant, signed AMM, signed Waku payload, ECIES
@@ -53,7 +52,7 @@ public struct StatusRegisterScenario: LoadScenario {
     }
 
     static func registration(_ index: Int, server: Secp256k1PublicKey) throws -> [UInt8] {
-        let client = StatusTestClient(server: server)
+        let client = StatusClient(server: server)
         let message = try client.registration(
             installationID: UUID().uuidString.lowercased(),
             version: 1,

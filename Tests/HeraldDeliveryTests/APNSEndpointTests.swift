@@ -183,7 +183,10 @@ import Testing
                 return
             }
             #expect(reason.contains("connect"))
-            #expect(ContinuousClock.now - start < .seconds(5))
+            // Far below the 60 s default the endpoint would otherwise wait, and far above the
+            // 500 ms deadline, so a loaded machine cannot fail it: it shows the deadline applies,
+            // it does not time anything.
+            #expect(ContinuousClock.now - start < .seconds(30))
             await endpoint.shutdown()
         }
     }

@@ -5,8 +5,8 @@ import Testing
 
 /// status.md §7.3, one case each. A filtered notification is reported as a success.
 @Suite struct PushFilterTests {
-    let chat = StatusTestClient.hashed("status")
-    let otherChat = StatusTestClient.hashed("other-chat")
+    let chat = StatusClient.hashed("status")
+    let otherChat = StatusClient.hashed("other-chat")
 
     func scenario(
         configure: @escaping (inout Protobuf_PushNotificationRegistration) -> Void,
@@ -21,7 +21,7 @@ import Testing
 
     @Test func messageIsPushedWithoutLists() async throws {
         try await self.scenario(configure: { _ in }) { s in
-            let author = StatusTestClient.hashed(s.senderKeyString)
+            let author = StatusClient.hashed(s.senderKeyString)
             let (reports, pushed) = try await s.push(type: .message, chatID: author, author: author)
             #expect(reports.map(\.success) == [true])
             #expect(pushed)
@@ -31,7 +31,7 @@ import Testing
     @Test func messageInBlockedChatIsFiltered() async throws {
         let chat = self.chat
         try await self.scenario(configure: { $0.blockedChatList = [Data(chat)] }) { s in
-            let (reports, pushed) = try await s.push(type: .message, chatID: chat, author: StatusTestClient.hashed(s.senderKeyString))
+            let (reports, pushed) = try await s.push(type: .message, chatID: chat, author: StatusClient.hashed(s.senderKeyString))
             #expect(reports.map(\.success) == [true])
             #expect(!pushed)
         }
@@ -40,7 +40,7 @@ import Testing
     @Test func messageInMutedChatIsFiltered() async throws {
         let chat = self.chat
         try await self.scenario(configure: { $0.mutedChatList = [Data(chat)] }) { s in
-            let (reports, pushed) = try await s.push(type: .message, chatID: chat, author: StatusTestClient.hashed(s.senderKeyString))
+            let (reports, pushed) = try await s.push(type: .message, chatID: chat, author: StatusClient.hashed(s.senderKeyString))
             #expect(reports.map(\.success) == [true])
             #expect(!pushed)
         }
@@ -49,7 +49,7 @@ import Testing
     @Test func messageFromBlockedAuthorIsFiltered() async throws {
         try await StatusServerHarness.run { harness in
             let s = StatusScenario(harness)
-            let author = StatusTestClient.hashed(s.senderKeyString)
+            let author = StatusClient.hashed(s.senderKeyString)
             #expect(try await s.register { $0.blockedChatList = [Data(author)] }.success)
             let (reports, pushed) = try await s.push(type: .message, chatID: self.chat, author: author)
             #expect(reports.map(\.success) == [true])
@@ -60,7 +60,7 @@ import Testing
     @Test func mentionInAllowedChatIsPushed() async throws {
         let chat = self.chat
         try await self.scenario(configure: { $0.allowedMentionsChatList = [Data(chat)] }) { s in
-            let (reports, pushed) = try await s.push(type: .mention, chatID: chat, author: StatusTestClient.hashed(s.senderKeyString))
+            let (reports, pushed) = try await s.push(type: .mention, chatID: chat, author: StatusClient.hashed(s.senderKeyString))
             #expect(reports.map(\.success) == [true])
             #expect(pushed)
             #expect(s.harness.delivery.pushes.last?.message == "Someone mentioned you")
@@ -71,7 +71,7 @@ import Testing
         let chat = self.chat
         let other = self.otherChat
         try await self.scenario(configure: { $0.allowedMentionsChatList = [Data(chat)] }) { s in
-            let (reports, pushed) = try await s.push(type: .mention, chatID: other, author: StatusTestClient.hashed(s.senderKeyString))
+            let (reports, pushed) = try await s.push(type: .mention, chatID: other, author: StatusClient.hashed(s.senderKeyString))
             #expect(reports.map(\.success) == [true])
             #expect(!pushed)
         }
@@ -80,7 +80,7 @@ import Testing
     @Test func mentionIsFilteredWhenMentionsAreBlocked() async throws {
         let chat = self.chat
         try await self.scenario(configure: { $0.allowedMentionsChatList = [Data(chat)]; $0.blockMentions = true }) { s in
-            let (_, pushed) = try await s.push(type: .mention, chatID: chat, author: StatusTestClient.hashed(s.senderKeyString))
+            let (_, pushed) = try await s.push(type: .mention, chatID: chat, author: StatusClient.hashed(s.senderKeyString))
             #expect(!pushed)
         }
     }
@@ -89,7 +89,7 @@ import Testing
     @Test func mentionInMutedButAllowedChatIsPushed() async throws {
         let chat = self.chat
         try await self.scenario(configure: { $0.allowedMentionsChatList = [Data(chat)]; $0.mutedChatList = [Data(chat)] }) { s in
-            let (_, pushed) = try await s.push(type: .mention, chatID: chat, author: StatusTestClient.hashed(s.senderKeyString))
+            let (_, pushed) = try await s.push(type: .mention, chatID: chat, author: StatusClient.hashed(s.senderKeyString))
             #expect(pushed)
         }
     }
@@ -97,7 +97,7 @@ import Testing
     @Test func mentionFromBlockedAuthorIsFiltered() async throws {
         try await StatusServerHarness.run { harness in
             let s = StatusScenario(harness)
-            let author = StatusTestClient.hashed(s.senderKeyString)
+            let author = StatusClient.hashed(s.senderKeyString)
             #expect(try await s.register { $0.allowedMentionsChatList = [Data(self.chat)]; $0.blockedChatList = [Data(author)] }.success)
             let (_, pushed) = try await s.push(type: .mention, chatID: self.chat, author: author)
             #expect(!pushed)
@@ -108,7 +108,7 @@ import Testing
         try await StatusServerHarness.run { harness in
             let s = StatusScenario(harness)
             #expect(try await s.register().success)
-            let author = StatusTestClient.hashed(s.senderKeyString)
+            let author = StatusClient.hashed(s.senderKeyString)
             let (reports, pushed) = try await s.push(type: .requestToJoinCommunity, chatID: self.chat, author: author)
             #expect(reports.map(\.success) == [true])
             #expect(pushed)

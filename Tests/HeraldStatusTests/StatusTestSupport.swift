@@ -12,14 +12,14 @@ struct StatusScenario {
     static let deviceToken = String(repeating: "ab", count: 32)
 
     let harness: StatusServerHarness
-    let client: StatusTestClient
-    let sender: StatusTestClient
+    let client: StatusClient
+    let sender: StatusClient
     let ephemeral = Secp256k1PrivateKey()
 
     init(_ harness: StatusServerHarness) {
         self.harness = harness
-        self.client = StatusTestClient(server: harness.serverKey.publicKey)
-        self.sender = StatusTestClient(server: harness.serverKey.publicKey)
+        self.client = StatusClient(server: harness.serverKey.publicKey)
+        self.sender = StatusClient(server: harness.serverKey.publicKey)
     }
 
     /// Registers the client (version 1) with `configure` applied; returns the response.
@@ -79,5 +79,5 @@ struct StatusScenario {
         return (response.reports, self.harness.delivery.pushes.count > before)
     }
 
-    var senderKeyString: String { StatusTestClient.keyString(self.sender.publicKey) }
+    var senderKeyString: String { StatusClient.keyString(self.sender.publicKey) }
 }

@@ -88,7 +88,7 @@ import Testing
         for vector in self.vectors.grants {
             let client = try Secp256k1PrivateKey(rawRepresentation: hex(vector.client))
             let server = try Secp256k1PublicKey(bytes: hex(vector.serverCompressed))
-            let grant = try StatusTestClient(identity: client, server: server).grant(accessToken: vector.accessToken)
+            let grant = try StatusClient(identity: client, server: server).grant(accessToken: vector.accessToken)
             #expect(Hex.encode(grant) == vector.grant, "\(vector.name)")
         }
     }

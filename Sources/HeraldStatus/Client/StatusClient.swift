@@ -2,12 +2,11 @@ import SwiftProtobuf
 import Foundation
 import HeraldCore
 public import HeraldCrypto
-public import HeraldStatus
 
-/// A Status client as status-go's `pushnotificationclient` builds its messages, for tests and
-/// the load generator: registrations, unregistrations, queries and push requests addressed to a
-/// server, and the opening of the server's answers.
-public struct StatusTestClient: Sendable {
+/// The client side of the protocol, as status-go's `pushnotificationclient` builds its messages:
+/// registrations, unregistrations, queries and push requests addressed to a server, and the
+/// opening of the server's answers. The load generator and the tests speak to Herald with it.
+public struct StatusClient: Sendable {
     public let identity: Secp256k1PrivateKey
     public let server: Secp256k1PublicKey
 
