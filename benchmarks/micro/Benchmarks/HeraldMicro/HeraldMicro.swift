@@ -108,16 +108,13 @@ let benchmarks: @Sendable () -> Void = {
     let store = StoreSlot()
 
     // One write transaction holding one put of a 256-byte value over an existing key, through
-    // StoreWriter: the measured time includes the hop to and from the writer's own thread.
-    // The hop alone (an empty write transaction) measured 14 µs p50 here, most of the put's cost.
-    Benchmark("LMDB put (no fsync)", configuration: .init(thresholds: Tolerances.lmdbPut)) { benchmark, fixture in
-        for index in benchmark.scaledIterations {
-            let slot = (benchmark.currentIteration &+ index) % StoreFixture.keyCount
-            let key = fixture.keys[slot]
-            let value = fixture.value
-            let database = fixture.database
-            try await fixture.writer.write { txn in try txn.put(value, in: database, key: key) }
-        }
+    // StoreWriter.write. The 1,000 puts of a measured iteration run back to back on the writer's
+    // own thread (one hop per iteration, not per put): the hop from a task to that thread and
+    // back is a thread wake-up, 14 µs to 0.5 ms on this VM depending on what the other vCPU is
+    // doing, which would drown the 4–5 µs of the transaction itself (see README.md).
+    Benchmark("LMDB put (no fsync)", configuration: fast) { benchmark, fixture in
+        let base = benchmark.currentIteration &* benchmark.configuration.scalingFactor.rawValue
+        try await fixture.writer.putEach(benchmark.scaledIterations, from: base, of: fixture)
     } setup: {
         try await store.open()
     } teardown: {
@@ -139,17 +136,19 @@ let benchmarks: @Sendable () -> Void = {
 
 // MARK: - Tolerances
 
-/// (Computed properties: BenchmarkThresholds is not Sendable, so it cannot be a static `let` in Swift 6 mode.)
 /// Tolerances for `swift package benchmark thresholds check` and `baseline check`. The static
 /// check compares only p90 against the stored files in Thresholds/, so p90 carries the tolerance
 /// that matters; the other percentiles serve `baseline compare/check` between two runs.
+/// (Computed properties: BenchmarkThresholds is not Sendable, so no static `let` in Swift 6 mode.)
 enum Tolerances {
-    /// Wall clock: ±35 % — this runs on a shared 2-core machine where p90 moves 10–20 % run to run.
-    static var wallClock: BenchmarkThresholds { .init(relative: [.p25: 35, .p50: 35, .p75: 35, .p90: 35]) }
-    /// Throughput: ±50 %. The stored throughput threshold is the 90th percentile of the throughput
-    /// values (the fast tail) while the check compares the 10th (package-benchmark 1.38.1 flips the
-    /// percentile for larger-is-better metrics only on the checking side), so the check starts out
-    /// already one run's spread "worse" and needs the wider band; wall clock is the metric to read.
+    /// Wall clock: ±50 %. This is a shared 2-vCPU VM: between identical runs p90 moved 7–30 % for
+    /// most benchmarks and up to 1.9× for the 1–3 µs hashes (see README.md).
+    static var wallClock: BenchmarkThresholds { .init(relative: [.p25: 50, .p50: 50, .p75: 50, .p90: 50]) }
+    /// Throughput: ±50 %. Per iteration it is exactly 1e9 / wall clock ns, so this is a second view
+    /// of the wall clock check (−50 % throughput = +100 % time, +50 % throughput = −33 % time). The
+    /// stored p90 throughput comes from update-thresholds.sh, not from package-benchmark's
+    /// `thresholds update` alone, which stores the wrong end of the distribution for
+    /// larger-is-better metrics (see README.md).
     static var throughput: BenchmarkThresholds { .init(relative: [.p25: 50, .p50: 50, .p75: 50, .p90: 50]) }
 
     /// Allocations are deterministic: at most `slack` mallocs per measured iteration either way.
@@ -164,16 +163,6 @@ enum Tolerances {
             .wallClock: wallClock,
             .throughput: throughput,
             .mallocCountTotal: mallocs(slack: 0),
-        ]
-    }
-
-    /// The put hops to StoreWriter's thread and back; the number of mallocs of that async hop
-    /// varies by one (2 or 3 per put), so one either way is tolerated.
-    static var lmdbPut: [BenchmarkMetric: BenchmarkThresholds] {
-        [
-            .wallClock: wallClock,
-            .throughput: throughput,
-            .mallocCountTotal: mallocs(slack: 1),
         ]
     }
 
@@ -332,6 +321,19 @@ struct StoreFixture: Sendable {
     func close() async throws {
         try await self.writer.close()
         try? FileManager.default.removeItem(atPath: self.directory)
+    }
+}
+
+extension StoreWriter {
+    /// `range.count` write transactions of one put each, run on the writer's thread: key
+    /// `(start + i) % keyCount` gets the fixture's value.
+    func putEach(_ range: Range<Int>, from start: Int, of fixture: StoreFixture) throws {
+        let database = fixture.database
+        let value = fixture.value
+        for index in range {
+            let key = fixture.keys[(start &+ index) % StoreFixture.keyCount]
+            try self.write { txn in try txn.put(value, in: database, key: key) }
+        }
     }
 }
 
