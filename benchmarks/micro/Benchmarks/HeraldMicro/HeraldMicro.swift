@@ -56,14 +56,14 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("Keccak-256 32 B", configuration: fast) { benchmark in
+    Benchmark("Keccak-256 32 B") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(Keccak256.hash(fixture.digest))
         }
     }
 
     // Status's HashPublicKey: SHAKE256_64 of a 33-byte compressed public key.
-    Benchmark("SHAKE-256/64 33 B", configuration: fast) { benchmark in
+    Benchmark("SHAKE-256/64 33 B") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(SHAKE256.hash(fixture.compressedPublicKey))
         }
