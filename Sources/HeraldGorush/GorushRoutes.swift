@@ -99,36 +99,40 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
 
     /// Sends every target of every entry at once and returns the failures.
     private func deliver(_ notifications: [GorushNotification]) async -> [GorushLogEntry] {
-        await withTaskGroup(of: GorushLogEntry?.self) { group in
-            for entry in notifications {
-                switch entry.enabledPlatform {
-                case .ios:
-                    // Several apps in one Herald: the topic names the app that owns it.
-                    let app = entry.topic.flatMap { self.pool.appID(forTopic: $0) }
-                    for var push in entry.apnsNotifications() {
-                        push.device.app = app
-                        group.addTask { [push] in
-                            await self.send(push, of: entry, platform: "ios")
-                        }
-                    }
-                case .android:
-                    if let problem = entry.androidProblem {
-                        group.addTask {
-                            self.statistics.pushed(platform: "android", succeeded: false)
-                            return self.failure(entry, platform: "android", token: "", error: problem)
-                        }
-                        continue
-                    }
-                    for push in entry.fcmNotifications() {
-                        group.addTask { [push] in
-                            await self.send(push, of: entry, platform: "android")
-                        }
-                    }
-                case .huawei, nil:
-                    break
+        var failures: [GorushLogEntry] = []
+        var sends: [(push: PushNotification, entry: GorushNotification, platform: String)] = []
+        for entry in notifications {
+            switch entry.enabledPlatform {
+            case .ios:
+                // Several apps in one Herald: the topic names the app that owns it.
+                let app = entry.topic.flatMap { self.pool.appID(forTopic: $0) }
+                for var push in entry.apnsNotifications() {
+                    push.device.app = app
+                    sends.append((push, entry, "ios"))
                 }
+            case .android:
+                if let problem = entry.androidProblem {
+                    self.statistics.pushed(platform: "android", succeeded: false)
+                    failures.append(self.failure(entry, platform: "android", token: "", error: problem))
+                    continue
+                }
+                for push in entry.fcmNotifications() {
+                    sends.append((push, entry, "android"))
+                }
+            case .huawei, nil:
+                break
             }
-            var failures: [GorushLogEntry] = []
+        }
+        // One push, the commonest call, is sent from this task: a child task would cost a task
+        // and a switch for nothing.
+        if sends.count == 1, let only = sends.first {
+            if let failure = await self.send(only.push, of: only.entry, platform: only.platform) { failures.append(failure) }
+            return failures
+        }
+        return await withTaskGroup(of: GorushLogEntry?.self) { group in
+            for send in sends {
+                group.addTask { await self.send(send.push, of: send.entry, platform: send.platform) }
+            }
             for await failure in group {
                 if let failure { failures.append(failure) }
             }

@@ -1,10 +1,23 @@
 import ArgumentParser
+import NIOCore
+import NIOPosix
 
-@main
 struct Herald: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Herald: a push-notification gateway for APNs and FCM.",
         subcommands: [Serve.self, Config.self, Store.self, Keygen.self, MockAPNSCommand.self, MockFCMCommand.self, Bench.self],
         defaultSubcommand: Serve.self
     )
+}
+
+@main
+enum Entry {
+    static func main() async {
+        // Tasks run on NIO's event loops instead of a second pool of threads: a push crosses
+        // between the HTTP server, its handler task and the HTTP/2 client several times, and on
+        // a small machine each crossing was a thread wake-up competing for the same cores.
+        // Nothing in Herald blocks a thread waiting for a future, the one thing this forbids.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        await Herald.main()
+    }
 }

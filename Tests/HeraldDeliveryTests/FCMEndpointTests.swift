@@ -42,6 +42,31 @@ import Testing
         }
     }
 
+    /// FCM answers every push with a body; 1,500 of them pass the 65,535-byte connection window
+    /// many times over, so the answers keep coming only if Herald reopens the window.
+    @Test func answersKeepComingPastTheInitialReceiveWindow() async throws {
+        try await MockFCMHarness.with(configure: {
+            $0.connections = 1
+            $0.requestTimeout = .seconds(5)
+            $0.deadline = .seconds(10)
+        }) { harness in
+            let count = 1_500
+            let delivered = try await withThrowingTaskGroup(of: DeliveryOutcome.self) { group in
+                var delivered = 0
+                for index in 0..<count {
+                    // At most 100 in flight, the mock's stream limit.
+                    if index >= 100, try await group.next() == .delivered { delivered += 1 }
+                    group.addTask { try await harness.send(MockFCMHarness.notification(token: MockFCMHarness.deviceToken(index))) }
+                }
+                for try await outcome in group where outcome == .delivered { delivered += 1 }
+                return delivered
+            }
+            #expect(delivered == count)
+            #expect(harness.mock.acceptedCount == count)
+            #expect(harness.mock.sendRequestCount == count)
+        }
+    }
+
     @Test(arguments: [
         (MockFCM.TokenState.unregistered, DeliveryOutcome.deadToken(reason: "UNREGISTERED")),
         (.senderIDMismatch, .deadToken(reason: "SENDER_ID_MISMATCH")),

@@ -42,13 +42,13 @@ public final class HTTP2Connection: Sendable {
     }
 
     private let channel: any Channel
-    private let multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
+    private let streams: NIOLoopBound<HTTP2StreamsHandler>
     private let state: HTTP2ConnectionState
     public let authority: String
 
-    private init(channel: any Channel, multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>, state: HTTP2ConnectionState, authority: String) {
+    private init(channel: any Channel, streams: NIOLoopBound<HTTP2StreamsHandler>, state: HTTP2ConnectionState, authority: String) {
         self.channel = channel
-        self.multiplexer = multiplexer
+        self.streams = streams
         self.state = state
         self.authority = authority
     }
@@ -75,27 +75,28 @@ public final class HTTP2Connection: Sendable {
                         let sync = channel.pipeline.syncOperations
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
                         try sync.addHandler(HTTP2ConnectErrorRecorder(state: state))
-                        let alpn = NIOTypedApplicationProtocolNegotiationHandler<(any Channel, NIOHTTP2Handler.AsyncStreamMultiplexer<Void>)> { result, channel in
+                        let alpn = NIOTypedApplicationProtocolNegotiationHandler<(any Channel, NIOLoopBound<HTTP2StreamsHandler>)> { result, channel in
                             guard case .negotiated("h2") = result else {
                                 return channel.close().flatMapThrowing {
                                     throw HTTP2ConnectionError(.connectFailed, "the server did not negotiate HTTP/2 (ALPN h2)")
                                 }
                             }
                             return channel.eventLoop.makeCompletedFuture {
-                                var settings = NIOHTTP2Handler.Configuration()
-                                settings.connection.initialSettings = [
+                                var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                                connection.initialSettings = [
                                     HTTP2Setting(parameter: .enablePush, value: 0),
                                     HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
                                 ]
+                                var stream = NIOHTTP2Handler.StreamConfiguration()
                                 // A peer refusing many streams at once (APNs lowering its limit) is
                                 // normal here, not an attack.
-                                settings.stream.streamResetFrameRateLimit.maximumCount = 10_000
-                                let multiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
-                                    mode: .client,
-                                    configuration: settings
-                                ) { stream in stream.close() }
-                                try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionObserver(state: state))
-                                return (channel, multiplexer)
+                                stream.streamResetFrameRateLimit.maximumCount = 10_000
+                                let streams = HTTP2StreamsHandler()
+                                let sync = channel.pipeline.syncOperations
+                                try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connection, streamConfiguration: stream))
+                                try sync.addHandler(HTTP2ConnectionObserver(state: state))
+                                try sync.addHandler(streams)
+                                return (channel, NIOLoopBound(streams, eventLoop: channel.eventLoop))
                             }
                         }
                         try sync.addHandler(alpn)
@@ -115,7 +116,7 @@ public final class HTTP2Connection: Sendable {
             }
             let channel = negotiated.0
             state.closeChannel.withLockedValue { $0 = { channel.close(promise: nil) } }
-            let connection = HTTP2Connection(channel: channel, multiplexer: negotiated.1, state: state, authority: configuration.authority)
+            let connection = HTTP2Connection(channel: channel, streams: negotiated.1, state: state, authority: configuration.authority)
             if let interval = configuration.pingInterval { connection.startPinging(every: interval) }
             return connection
         } catch {
@@ -151,38 +152,20 @@ public final class HTTP2Connection: Sendable {
             throw HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: self.state.goAwayReason)
         }
         self.state.streamOpening()
-        let promise = self.channel.eventLoop.makePromise(of: HTTP2Response.self)
-        let stream: any Channel
-        do {
-            stream = try await self.multiplexer.openStream { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        HTTP2RequestHandler(headers: headers, body: ByteBuffer(bytes: body), promise: promise)
-                    )
-                    return channel
-                }
-            }
-        } catch {
-            // The promise must be completed on every path (NIO traps on a dropped promise).
-            promise.fail(error)
-            throw self.connectionError(for: error)
+        let loop = self.channel.eventLoop
+        let promise = loop.makePromise(of: HTTP2Response.self)
+        let buffer = ByteBuffer(bytes: body)
+        let timeout = deadline.map { TimeAmount($0) }
+        if loop.inEventLoop {
+            self.streams.value.send(headers: headers, body: buffer, timeout: timeout, promise: promise)
+        } else {
+            let streams = self.streams
+            loop.execute { streams.value.send(headers: headers, body: buffer, timeout: timeout, promise: promise) }
         }
-        let timedOut = NIOLockedValueBox(false)
-        let timer = deadline.map { deadline in
-            stream.eventLoop.scheduleTask(in: TimeAmount(deadline)) {
-                timedOut.withLockedValue { $0 = true }
-                stream.close(promise: nil)
-            }
-        }
-        defer { timer?.cancel() }
         do {
             return try await promise.futureResult.get()
-        } catch is HTTP2RequestHandler.StreamClosed {
-            // The stream ended without a complete answer: timed out, or the connection went away.
-            throw self.unansweredError(timedOut: timedOut.withLockedValue { $0 }, deadline: deadline)
-        } catch {
-            if timedOut.withLockedValue({ $0 }) { throw self.unansweredError(timedOut: true, deadline: deadline) }
-            throw self.connectionError(for: error)
+        } catch let ending as HTTP2StreamsHandler.StreamEnded {
+            throw self.error(for: ending, deadline: deadline)
         }
     }
 
@@ -215,27 +198,27 @@ public final class HTTP2Connection: Sendable {
         try? await self.channel.close()
     }
 
-    private func unansweredError(timedOut: Bool, deadline: Duration?) -> HTTP2ConnectionError {
-        if timedOut, let deadline {
-            return HTTP2ConnectionError(.timedOut, "no answer within \(deadline)")
-        }
-        return self.connectionError(for: nil)
-    }
-
     /// Takes no new requests from now on and closes once the open ones are done (for a connection
     /// APNs said to replace: `Shutdown`, `IdleTimeout`, a key it is not bound to).
     public func retire(reason: String) {
         self.state.retire(reason: reason)
     }
 
-    private func connectionError(for error: (any Error)?) -> HTTP2ConnectionError {
-        if let closed = error as? NIOHTTP2Errors.StreamClosed {
-            return HTTP2ConnectionError(.streamReset, "stream reset with \(closed.errorCode)", peerReason: self.state.goAwayReason)
+    private func error(for ending: HTTP2StreamsHandler.StreamEnded, deadline: Duration?) -> HTTP2ConnectionError {
+        switch ending {
+        case .timedOut:
+            return HTTP2ConnectionError(.timedOut, "no answer within \(deadline.map { "\($0)" } ?? "the deadline")")
+        case .reset(let code):
+            return HTTP2ConnectionError(.streamReset, "stream reset with \(code)", peerReason: self.state.goAwayReason)
+        case .bodyTooLarge:
+            return HTTP2ConnectionError(.streamReset, "response body larger than \(HTTP2StreamsHandler.maximumBodySize) bytes")
+        case .closed:
+            // Refused by a GOAWAY or cut off with the connection: another connection may take it.
+            if self.state.isGoingAway {
+                return HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: self.state.goAwayReason)
+            }
+            return HTTP2ConnectionError(.closed, "the connection closed before the answer")
         }
-        if self.state.isGoingAway {
-            return HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: self.state.goAwayReason)
-        }
-        return HTTP2ConnectionError(.closed, error.map { "\($0)" } ?? "the connection closed before the answer")
     }
 
     static func isIPAddress(_ text: String) -> Bool {

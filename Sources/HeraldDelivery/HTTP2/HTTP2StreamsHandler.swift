@@ -1,0 +1,207 @@
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// Runs every request stream of one connection as frames on the connection's own pipeline: a
+/// gateway opens one stream per notification, and a child channel per stream (NIOHTTP2's
+/// multiplexer) cost more CPU than the rest of a push. Lives on the connection's event loop;
+/// `HTTP2Connection` reaches it through a `NIOLoopBound`.
+///
+/// Requests written in one event-loop tick share one flush, so a burst of pushes leaves in a few
+/// TLS records and one `writev` instead of one of each per push.
+final class HTTP2StreamsHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+    typealias OutboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// How a stream ended without a complete response.
+    enum StreamEnded: Error {
+        /// Reset by the peer or by NIOHTTP2 (a protocol error on the stream).
+        case reset(HTTP2ErrorCode)
+        /// Closed with the connection, or refused by a GOAWAY, before any answer.
+        case closed
+        /// No complete answer within the request's deadline; the stream was reset with CANCEL.
+        case timedOut
+        /// The response body passed `maximumBodySize`.
+        case bodyTooLarge
+    }
+
+    private struct Pending {
+        var promise: EventLoopPromise<HTTP2Response>
+        var status: Int?
+        var headers = HPACKHeaders()
+        var body: [UInt8] = []
+        /// Body bytes received since this stream's window was last reopened.
+        var unacknowledgedBytes = 0
+        var timeout: Scheduled<Void>?
+    }
+
+    /// Larger APNs or FCM answers do not exist; a peer sending more is misbehaving.
+    static let maximumBodySize = 1 << 20
+    /// RFC 9113's initial window, for the connection and for each stream (Herald advertises no
+    /// other). Half of it consumed reopens it, as NIOHTTP2's own multiplexer does.
+    private static let windowRefill = 65_535 / 2
+
+    private var context: ChannelHandlerContext?
+    private var streams: [HTTP2StreamID: Pending] = [:]
+    private var nextStreamID: Int32 = 1
+    private var isOpen = true
+    private var flushScheduled = false
+    private var unacknowledgedConnectionBytes = 0
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        self.failAll(.closed)
+    }
+
+    /// Opens a stream and sends `headers` and `body` on it; `promise` gets the whole response.
+    /// Must run on the connection's event loop.
+    func send(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
+        guard self.isOpen, let context = self.context, self.nextStreamID < Int32.max - 2 else {
+            promise.fail(StreamEnded.closed)
+            return
+        }
+        let id = HTTP2StreamID(self.nextStreamID)
+        self.nextStreamID += 2
+        var pending = Pending(promise: promise)
+        if let timeout {
+            pending.timeout = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+                self.timedOut(id)
+            }
+        }
+        self.streams[id] = pending
+        // A HEADERS frame NIOHTTP2 refuses (after a GOAWAY, say) opens no stream, so no close
+        // event would ever end this request: its write result does.
+        let headersWritten = context.eventLoop.makePromise(of: Void.self)
+        headersWritten.futureResult.assumeIsolated().whenFailure { _ in self.finish(id, .closed) }
+        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers)))), promise: headersWritten)
+        context.writeAndFlush(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
+    }
+
+    /// One flush for every frame written during this tick.
+    private func scheduleFlush(context: ChannelHandlerContext) {
+        guard !self.flushScheduled else { return }
+        self.flushScheduled = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushScheduled = false
+            self.context?.flush()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = self.unwrapInboundIn(data)
+        switch frame.payload {
+        case .headers(let headers):
+            guard var pending = self.streams[frame.streamID] else { return }
+            let status = headers.headers.first(name: ":status").flatMap { Int($0) } ?? 0
+            // Informational (1xx) heads precede the real one; trailers follow it.
+            if pending.status == nil, status >= 200 {
+                pending.status = status
+                pending.headers = headers.headers
+                self.streams[frame.streamID] = pending
+            }
+            if headers.endStream { self.complete(frame.streamID) }
+        case .data(let payload):
+            // Padding counts against the window too, with its length byte.
+            let length = payload.data.readableBytes + (payload.paddingBytes.map { $0 + 1 } ?? 0)
+            self.consumed(length, on: frame.streamID, context: context)
+            guard var pending = self.streams[frame.streamID] else { return }
+            if case .byteBuffer(let buffer) = payload.data {
+                guard pending.body.count + buffer.readableBytes <= Self.maximumBodySize else {
+                    self.reset(frame.streamID, context: context, ending: .bodyTooLarge)
+                    return
+                }
+                pending.body += buffer.readableBytesView
+            }
+            self.streams[frame.streamID] = pending
+            if payload.endStream { self.complete(frame.streamID) }
+        case .rstStream(let code):
+            self.finish(frame.streamID, .reset(code))
+        default:
+            break
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let closed = event as? StreamClosedEvent {
+            // Answered streams are gone already; this one ended without its answer.
+            self.finish(closed.streamID, closed.reason.map { .reset($0) } ?? .closed)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.isOpen = false
+        self.failAll(.closed)
+        context.fireChannelInactive()
+    }
+
+    /// Reopens the connection's and the stream's receive windows once half is used: without a
+    /// multiplexer nothing else does, and the peer would stop sending answers.
+    private func consumed(_ length: Int, on id: HTTP2StreamID, context: ChannelHandlerContext) {
+        guard length > 0 else { return }
+        self.unacknowledgedConnectionBytes += length
+        if self.unacknowledgedConnectionBytes >= Self.windowRefill {
+            let increment = self.unacknowledgedConnectionBytes
+            self.unacknowledgedConnectionBytes = 0
+            context.write(self.wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+            self.scheduleFlush(context: context)
+        }
+        guard var pending = self.streams[id] else { return }
+        pending.unacknowledgedBytes += length
+        if pending.unacknowledgedBytes >= Self.windowRefill {
+            let increment = pending.unacknowledgedBytes
+            pending.unacknowledgedBytes = 0
+            context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+            self.scheduleFlush(context: context)
+        }
+        self.streams[id] = pending
+    }
+
+    private func complete(_ id: HTTP2StreamID) {
+        guard let pending = self.streams.removeValue(forKey: id) else { return }
+        pending.timeout?.cancel()
+        guard let status = pending.status else {
+            pending.promise.fail(StreamEnded.closed)
+            return
+        }
+        // Not reset: the stream closes by itself once our END_STREAM is out too. Resetting it
+        // while that may still be queued would send RST_STREAM(CANCEL), and a peer counting
+        // resets answers a stream of them with GOAWAY(ENHANCE_YOUR_CALM).
+        pending.promise.succeed(HTTP2Response(status: status, headers: pending.headers, body: pending.body))
+    }
+
+    private func finish(_ id: HTTP2StreamID, _ ending: StreamEnded) {
+        guard let pending = self.streams.removeValue(forKey: id) else { return }
+        pending.timeout?.cancel()
+        pending.promise.fail(ending)
+    }
+
+    private func timedOut(_ id: HTTP2StreamID) {
+        guard let context = self.context, self.streams[id] != nil else { return }
+        self.reset(id, context: context, ending: .timedOut)
+    }
+
+    private func reset(_ id: HTTP2StreamID, context: ChannelHandlerContext, ending: StreamEnded) {
+        self.finish(id, ending)
+        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.cancel))), promise: nil)
+        self.scheduleFlush(context: context)
+    }
+
+    private func failAll(_ ending: StreamEnded) {
+        let open = self.streams
+        self.streams = [:]
+        for pending in open.values {
+            pending.timeout?.cancel()
+            pending.promise.fail(ending)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension HTTP2StreamsHandler: Sendable {}
