@@ -29,6 +29,16 @@ final class StreamPermits: Sendable {
     /// Waits for a permit. With a `deadline`, a request still waiting then fails with
     /// `HTTP2ConnectionError.timedOut`; the timer exists only for requests that have to wait.
     func acquire(deadline: ContinuousClock.Instant? = nil) async throws {
+        // A free permit is taken without suspending: a continuation resumed at once still costs
+        // the task a trip through the executor, on every push.
+        try Task.checkCancellation()
+        let taken = try self.state.withLockedValue { state -> Bool in
+            if let failure = state.failure { throw failure }
+            guard state.inUse < state.limit, state.waiters.isEmpty else { return false }
+            state.inUse += 1
+            return true
+        }
+        if taken { return }
         let id = self.state.withLockedValue { state -> UInt64 in
             state.nextID += 1
             return state.nextID
