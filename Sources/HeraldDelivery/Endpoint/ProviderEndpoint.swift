@@ -60,6 +60,8 @@ public actor ProviderEndpoint {
         let admitted = Atomic<Int>(0)
         let shuttingDown = Atomic<Bool>(false)
         let connections = Mutex<[HTTP2Connection]>([])
+        /// Set while a task is opening the connections still missing.
+        let filling = Atomic<Bool>(false)
     }
 
     public init(
@@ -213,18 +215,41 @@ public actor ProviderEndpoint {
         var reason: String
     }
 
-    /// The least busy open connection with a free stream, read without entering the actor; the
-    /// actor decides only when there is none (opening, queueing, waiting out a back-off).
+    /// An open connection with a free stream, read without entering the actor: the one on the
+    /// event loop this task runs on (no thread hop to send, none to resume), else the least busy.
+    /// The actor decides only when there is none (opening, queueing, waiting out a back-off).
     private nonisolated func anyConnection(before deadline: ContinuousClock.Instant) async throws -> HTTP2Connection {
-        let free = self.fast.connections.withLock { connections in
+        let (free, open) = self.fast.connections.withLock { connections -> (HTTP2Connection?, Int) in
             var best: HTTP2Connection?
             for connection in connections where connection.isUsable && connection.openStreams < connection.maxConcurrentStreams {
+                if connection.eventLoop.inEventLoop { return (connection, connections.count) }
                 if best.map({ connection.openStreams < $0.openStreams }) ?? true { best = connection }
             }
-            return best
+            return (best, connections.count)
         }
+        if open < self.configuration.connections { self.fillConnections() }
         if let free { return free }
         return try await self.connection(before: deadline)
+    }
+
+    /// Opens the configured number of connections once there is work, one per event loop where
+    /// the group has enough, so every loop sends its own pushes. One task at a time does it.
+    private nonisolated func fillConnections() {
+        guard self.fast.filling.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        Task {
+            await self.openMissingConnections()
+            self.fast.filling.store(false, ordering: .relaxed)
+        }
+    }
+
+    private func openMissingConnections() async {
+        while !self.isShuttingDown, self.connections.filter(\.isUsable).count < self.configuration.connections {
+            if self.connecting == nil {
+                guard ContinuousClock.now >= self.nextConnectAt else { return }
+                self.startConnecting()
+            }
+            guard let connecting = self.connecting, (try? await connecting.value) != nil else { return }
+        }
     }
 
     /// A usable connection with a free stream if there is one, else the least busy, opening
@@ -259,7 +284,9 @@ public actor ProviderEndpoint {
 
     private func startConnecting() {
         let configuration = self.configuration
-        let group = self.group
+        // A loop no open connection uses yet, when the group has one.
+        let used = Set(self.connections.filter(\.isUsable).map { ObjectIdentifier($0.eventLoop) })
+        let group: any EventLoopGroup = self.group.makeIterator().first { !used.contains(ObjectIdentifier($0)) } ?? self.group
         self.connecting = Task {
             do {
                 var connectionConfiguration = try HTTP2Connection.Configuration(

@@ -129,6 +129,9 @@ public final class HTTP2Connection: Sendable {
         }
     }
 
+    /// The event loop the connection's I/O runs on.
+    public var eventLoop: any EventLoop { self.channel.eventLoop }
+
     /// Whether new requests may be sent here (open, and no GOAWAY received).
     public var isUsable: Bool { !self.state.isClosed && !self.state.isGoingAway }
     /// The peer's current stream limit.
