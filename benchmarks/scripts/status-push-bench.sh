@@ -25,13 +25,16 @@ mkdir -p "$results"
 # shellcheck source=benchmarks/scripts/start-node.sh
 source benchmarks/scripts/start-node.sh
 
+# Open loop: room for four times the closed loop's requests in flight, so arrivals are sent on
+# schedule while the node queues them (only a generator out of connections counts as saturated).
+open_cap=$((concurrency * 4))
 common=(status-push --url "http://127.0.0.1:$herald_port" --duration "$duration" --concurrency "$concurrency" --devices "$devices")
 if [ -z "$rate" ]; then
     echo "== closed loop, $concurrency in flight"
     "$bin" bench "${common[@]}" --output "$results/status-push-closed.json"
 else
     echo "== open loop, $rate requests/s"
-    "$bin" bench "${common[@]}" --rate "$rate" --output "$results/status-push-open-r$rate.json"
+    "$bin" bench "${common[@]}" --concurrency "$open_cap" --rate "$rate" --output "$results/status-push-open-r$rate.json"
 fi
 sleep 1
 curl -sf "127.0.0.1:$herald_port/metrics" | grep -E '^herald_delivery_pushes_total|^herald_status_' || true

@@ -25,13 +25,17 @@ source benchmarks/scripts/start-node.sh
 
 # Enough distinct registrations for the warm-up and the run at up to 6,000/s.
 count=$(( (duration + 2) * 6000 ))
+# Open loop: room for four times the closed loop's requests in flight, so arrivals are sent on
+# schedule while the node queues them (only a generator out of connections counts as saturated).
+open_cap=$((concurrency * 4))
 common=(status-register --url "http://127.0.0.1:$herald_port" --duration "$duration" --concurrency "$concurrency" --registrations "$count")
 if [ -z "$rate" ]; then
     echo "== closed loop, $concurrency in flight"
     "$bin" bench "${common[@]}" --output "$results/status-register-closed.json"
 else
     echo "== open loop, $rate registrations/s"
-    "$bin" bench "${common[@]}" --rate "$rate" --output "$results/status-register-open-r$rate.json"
+    "$bin" bench "${common[@]}" --concurrency "$open_cap" --rate "$rate" --output "$results/status-register-open-r$rate.json"
 fi
-records=$(curl -sf "127.0.0.1:$herald_port/metrics" | awk '/^herald_registry_records/ {print $2; exit}')
+# awk reads to the end: an early exit would fail curl (and the script) with a broken pipe.
+records=$(curl -sf "127.0.0.1:$herald_port/metrics" | awk '/^herald_registry_records/ { value = $2 } END { print value }')
 echo "registrations stored by the node: ${records:-unknown}"
