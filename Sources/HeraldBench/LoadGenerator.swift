@@ -93,13 +93,15 @@ public struct LoadGenerator: Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             for _ in 0..<self.concurrency {
                 group.addTask {
-                    while ContinuousClock.now < end {
+                    // At least one request each: on a loaded machine a worker may start after
+                    // `end`, and a run that measured nothing would report nothing.
+                    repeat {
                         let index = recorder.sent.add(1, ordering: .relaxed).newValue - 1
                         let began = ContinuousClock.now
                         let error = await self.send(scenario.request(index), scenario: scenario, client: client)
                         let now = ContinuousClock.now
                         recorder.record(latency: now - began, error: error, at: now)
-                    }
+                    } while ContinuousClock.now < end
                 }
             }
         }

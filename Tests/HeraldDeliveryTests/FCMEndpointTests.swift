@@ -148,9 +148,11 @@ import Testing
 
     @Test func refreshesAtEightyPercentOfTheTokenLifetime() async throws {
         try await MockFCMHarness.with { harness in
-            harness.mock.setAccessTokenLifetime(seconds: 2)
+            // 8 s, renewed after 6.4 s: the second send at 6.7 s leaves 1.3 s before expiry, room
+            // for a loaded machine (a 2 s lifetime left 0.3 s and failed under a parallel suite).
+            harness.mock.setAccessTokenLifetime(seconds: 8)
             try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
-            try await Task.sleep(for: .milliseconds(1700))
+            try await Task.sleep(for: .milliseconds(6700))
             try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
             #expect(harness.mock.accessTokensIssued == 2)
             // No send was refused on the way: the token was renewed before it expired.

@@ -225,7 +225,7 @@ public actor ProviderEndpoint {
                 if connection.eventLoop.inEventLoop { return (connection, connections.count) }
                 if best.map({ connection.openStreams < $0.openStreams }) ?? true { best = connection }
             }
-            return (best, connections.count)
+            return (best, connections.count { $0.isUsable })
         }
         if open < self.configuration.connections { self.fillConnections() }
         if let free { return free }

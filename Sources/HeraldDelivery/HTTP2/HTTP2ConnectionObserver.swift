@@ -33,7 +33,12 @@ final class HTTP2ConnectionObserver: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // The inline multiplexer also reports errors of single streams here (a late frame for a
         // stream already reset); those must not take down the other streams.
-        if error is NIOHTTP2Errors.NoSuchStream || error is NIOHTTP2Errors.StreamClosed { return }
+        if error is NIOHTTP2Errors.NoSuchStream || error is NIOHTTP2Errors.StreamClosed || error is NIOHTTP2Errors.StreamError {
+            return
+        }
+        // A stream that was waiting for a free slot when the peer's GOAWAY arrived: its request
+        // fails and is retried elsewhere, while the streams the GOAWAY let finish go on.
+        if error is NIOHTTP2Errors.CreatedStreamAfterGoaway { return }
         // NIOHTTP2 reports connection errors but never closes the connection itself.
         self.state.closed(because: "\(error)")
         context.close(promise: nil)

@@ -7,8 +7,8 @@ import NIOHTTP2
 /// multiplexer) cost more CPU than the rest of a push. Lives on the connection's event loop;
 /// `HTTP2Connection` reaches it through a `NIOLoopBound`.
 ///
-/// Requests written in one event-loop tick share one flush, so a burst of pushes leaves in a few
-/// TLS records and one `writev` instead of one of each per push.
+/// Each request is flushed as it is written: a flush deferred to the end of the event-loop tick
+/// waited behind every task queued on the loop and cost more in latency than it saved in writes.
 final class HTTP2StreamsHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias InboundOut = HTTP2Frame
@@ -32,23 +32,27 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler {
         var status: Int?
         var headers = HPACKHeaders()
         var body: [UInt8] = []
-        /// Body bytes received since this stream's window was last reopened.
-        var unacknowledgedBytes = 0
+        /// A WINDOW_UPDATE for this stream is written and not yet seen applied.
+        var refillInFlight = false
         var timeout: Scheduled<Void>?
     }
 
     /// Larger APNs or FCM answers do not exist; a peer sending more is misbehaving.
     static let maximumBodySize = 1 << 20
     /// RFC 9113's initial window, for the connection and for each stream (Herald advertises no
-    /// other). Half of it consumed reopens it, as NIOHTTP2's own multiplexer does.
-    private static let windowRefill = 65_535 / 2
+    /// other). Once half of it is used it is reopened in full, as NIOHTTP2's own multiplexer does.
+    private static let initialWindow = 65_535
 
     private var context: ChannelHandlerContext?
     private var streams: [HTTP2StreamID: Pending] = [:]
     private var nextStreamID: Int32 = 1
     private var isOpen = true
     private var flushScheduled = false
-    private var unacknowledgedConnectionBytes = 0
+    /// The last stream the peer will process, once it has sent GOAWAY.
+    private var goAwayLastStreamID: HTTP2StreamID?
+    /// A connection WINDOW_UPDATE is written and not yet seen applied (NIOHTTP2 holds frames
+    /// while the socket is not writable; a second one meanwhile would open the window twice).
+    private var connectionRefillInFlight = false
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -62,7 +66,8 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler {
     /// Opens a stream and sends `headers` and `body` on it; `promise` gets the whole response.
     /// Must run on the connection's event loop.
     func send(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
-        guard self.isOpen, let context = self.context, self.nextStreamID < Int32.max - 2 else {
+        // After a GOAWAY a new stream would be a connection error in NIOHTTP2.
+        guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, self.nextStreamID < Int32.max - 2 else {
             promise.fail(StreamEnded.closed)
             return
         }
@@ -75,8 +80,9 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler {
             }
         }
         self.streams[id] = pending
-        // A HEADERS frame NIOHTTP2 refuses (after a GOAWAY, say) opens no stream, so no close
-        // event would ever end this request: its write result does.
+        // A HEADERS frame NIOHTTP2 refuses (still waiting for a free stream when a GOAWAY
+        // arrives, say) opens no stream, so no close event would ever end this request: its
+        // write result does.
         let headersWritten = context.eventLoop.makePromise(of: Void.self)
         headersWritten.futureResult.assumeIsolated().whenFailure { _ in self.finish(id, .closed) }
         context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers)))), promise: headersWritten)
@@ -107,21 +113,19 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler {
             }
             if headers.endStream { self.complete(frame.streamID) }
         case .data(let payload):
-            // Padding counts against the window too, with its length byte.
-            let length = payload.data.readableBytes + (payload.paddingBytes.map { $0 + 1 } ?? 0)
-            self.consumed(length, on: frame.streamID, context: context)
-            guard var pending = self.streams[frame.streamID] else { return }
+            guard let received = self.streams[frame.streamID]?.body.count else { return }
             if case .byteBuffer(let buffer) = payload.data {
-                guard pending.body.count + buffer.readableBytes <= Self.maximumBodySize else {
+                guard received + buffer.readableBytes <= Self.maximumBodySize else {
                     self.reset(frame.streamID, context: context, ending: .bodyTooLarge)
                     return
                 }
-                pending.body += buffer.readableBytesView
+                self.streams[frame.streamID]?.body.append(contentsOf: buffer.readableBytesView)
             }
-            self.streams[frame.streamID] = pending
             if payload.endStream { self.complete(frame.streamID) }
         case .rstStream(let code):
             self.finish(frame.streamID, .reset(code))
+        case .goAway(let lastStreamID, _, _):
+            self.goAwayLastStreamID = min(lastStreamID, self.goAwayLastStreamID ?? lastStreamID)
         default:
             break
         }
@@ -129,8 +133,13 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let closed = event as? StreamClosedEvent {
-            // Answered streams are gone already; this one ended without its answer.
-            self.finish(closed.streamID, closed.reason.map { .reset($0) } ?? .closed)
+            // Answered streams are gone already; this one ended without its answer. Streams a
+            // GOAWAY refused (NIOHTTP2 closes them with CANCEL) never reached the peer: they
+            // go to another connection at once, not after a reset's back-off.
+            let refused = self.goAwayLastStreamID.map { closed.streamID > $0 } ?? false
+            self.finish(closed.streamID, refused ? .closed : closed.reason.map { .reset($0) } ?? .closed)
+        } else if let window = event as? NIOHTTP2WindowUpdatedEvent {
+            self.reopenIfLow(window, context: context)
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -141,26 +150,33 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler {
         context.fireChannelInactive()
     }
 
-    /// Reopens the connection's and the stream's receive windows once half is used: without a
-    /// multiplexer nothing else does, and the peer would stop sending answers.
-    private func consumed(_ length: Int, on id: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard length > 0 else { return }
-        self.unacknowledgedConnectionBytes += length
-        if self.unacknowledgedConnectionBytes >= Self.windowRefill {
-            let increment = self.unacknowledgedConnectionBytes
-            self.unacknowledgedConnectionBytes = 0
-            context.write(self.wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
-            self.scheduleFlush(context: context)
+    /// Reopens the connection's and an open stream's receive windows once half is used: without
+    /// a multiplexer nothing else does, and the peer would stop sending answers. Driven by
+    /// NIOHTTP2's window events rather than by the DATA frames seen here, because NIOHTTP2 charges
+    /// the connection window for DATA on streams already reset and never passes those frames on.
+    private func reopenIfLow(_ window: NIOHTTP2WindowUpdatedEvent, context: ChannelHandlerContext) {
+        guard let size = window.inboundWindowSize else { return }
+        let low = size <= Self.initialWindow / 2
+        if window.streamID == .rootStream {
+            guard low else {
+                self.connectionRefillInFlight = false
+                return
+            }
+            guard !self.connectionRefillInFlight else { return }
+            self.connectionRefillInFlight = true
+        } else {
+            // A stream whose answer is complete has nothing more to receive.
+            guard self.streams[window.streamID] != nil else { return }
+            guard low else {
+                self.streams[window.streamID]?.refillInFlight = false
+                return
+            }
+            guard self.streams[window.streamID]?.refillInFlight == false else { return }
+            self.streams[window.streamID]?.refillInFlight = true
         }
-        guard var pending = self.streams[id] else { return }
-        pending.unacknowledgedBytes += length
-        if pending.unacknowledgedBytes >= Self.windowRefill {
-            let increment = pending.unacknowledgedBytes
-            pending.unacknowledgedBytes = 0
-            context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
-            self.scheduleFlush(context: context)
-        }
-        self.streams[id] = pending
+        let update = HTTP2Frame(streamID: window.streamID, payload: .windowUpdate(windowSizeIncrement: Self.initialWindow - size))
+        context.write(self.wrapOutboundOut(update), promise: nil)
+        self.scheduleFlush(context: context)
     }
 
     private func complete(_ id: HTTP2StreamID) {
