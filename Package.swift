@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
+        .executable(name: "herald-dev", targets: ["herald-dev"]),
         // Libraries for the micro benchmarks in benchmarks/micro, which depend on Herald by path.
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
@@ -60,6 +61,27 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldConfig",
+            dependencies: [
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HeraldFrontDoor",
+            dependencies: [
+                "HeraldConfig",
+                "HeraldCore",
+                "HeraldDelivery",
+                "HeraldStore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldStore",
             dependencies: [
                 "CLMDB",
@@ -75,6 +97,7 @@ let package = Package(
         .target(
             name: "HeraldDelivery",
             dependencies: [
+                "HeraldConfig",
                 "HeraldCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -97,8 +120,11 @@ let package = Package(
         .target(
             name: "HeraldGorush",
             dependencies: [
+                "HeraldConfig",
                 "HeraldCore",
                 "HeraldDelivery",
+                "HeraldFrontDoor",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -109,10 +135,13 @@ let package = Package(
         .target(
             name: "HeraldStatus",
             dependencies: [
+                "HeraldConfig",
                 "HeraldCore",
                 "HeraldCrypto",
                 "HeraldDelivery",
+                "HeraldFrontDoor",
                 "HeraldStore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -129,7 +158,9 @@ let package = Package(
         .target(
             name: "HeraldServer",
             dependencies: [
+                "HeraldConfig",
                 "HeraldCore",
+                "HeraldFrontDoor",
                 "HeraldCrypto",
                 "HeraldDelivery",
                 "HeraldGorush",
@@ -179,7 +210,6 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldCrypto",
-                "HeraldStatus",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -199,24 +229,41 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The server an operator installs: no test peer, no load generator.
         .executableTarget(
             name: "herald",
+            dependencies: [
+                "HeraldConfig",
+                "HeraldFrontDoor",
+                "HeraldCore",
+                "HeraldCrypto",
+                "HeraldServer",
+                "HeraldStatus",
+                "HeraldStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The developer's tools: the strict mock APNs and FCM, the load generator, synthetic stores.
+        .executableTarget(
+            name: "herald-dev",
             dependencies: [
                 "HeraldBench",
                 "HeraldCore",
                 "HeraldCrypto",
-                "HeraldStatus",
                 "HeraldDelivery",
-                "HeraldServer",
                 "HeraldStore",
                 "HeraldTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -307,7 +354,9 @@ let package = Package(
                 "HeraldDelivery",
                 "HeraldStore",
                 "HeraldTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             exclude: ["vectors"],
@@ -317,6 +366,10 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer",
+                "HeraldConfig",
+                "HeraldFrontDoor",
+                "HeraldGorush",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 "HeraldCrypto",
                 "HeraldStatus",
                 "HeraldDelivery",

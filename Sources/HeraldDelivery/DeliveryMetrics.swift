@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 
 /// The delivery pool's metrics, built from an injected factory. Label values come from closed
 /// sets: provider and app names from configuration, results from `DeliveryOutcome`, reasons from
-/// the provider's documented list (anything else is `other`).
+/// `DeliveryFailure.Code`.
 public final class DeliveryMetrics: Sendable {
     public static let pushes = "herald_delivery_pushes_total"
     public static let latency = "herald_delivery_latency_seconds"
@@ -24,15 +24,7 @@ public final class DeliveryMetrics: Sendable {
 
     /// One finished push: its result, reason and how long it took over all attempts.
     public func record(provider: String, app: String, outcome: DeliveryOutcome, duration: Duration) {
-        let result: String
-        switch outcome {
-        case .delivered: result = "delivered"
-        case .deadToken: result = "dead_token"
-        case .rejected: result = "rejected"
-        case .failed: result = "failed"
-        }
-        let reason = Self.reasonLabel(outcome)
-        self.counter(Self.pushes, ["provider": provider, "app": app, "result": result, "reason": reason]).increment()
+        self.counter(Self.pushes, ["provider": provider, "app": app, "result": outcome.result, "reason": Self.reasonLabel(outcome)]).increment()
         let timer = self.timers.withLockedValue { timers in
             if let timer = timers[provider] { return timer }
             let timer = Metrics.Timer(label: Self.latency, dimensions: [("provider", provider)], preferredDisplayUnit: .seconds, factory: self.factory)
@@ -66,24 +58,9 @@ public final class DeliveryMetrics: Sendable {
         }
     }
 
-    static let knownReasons: Set<String> = [
-        "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
-        "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
-        "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment",
-        "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken", "UnrelatedKeyIdInToken",
-        "BadEnvironmentKeyIdInToken", "BadPath", "MethodNotAllowed", "ExpiredToken", "Unregistered", "PayloadTooLarge",
-        "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown",
-        "UNREGISTERED", "SENDER_ID_MISMATCH", "INVALID_ARGUMENT", "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL",
-        "THIRD_PARTY_AUTH_ERROR", "UNSPECIFIED_ERROR",
-    ]
-
-    /// The provider reason when it is a documented one, `delivered`, or `other`; retry summaries
-    /// ("gave up after 3 attempts: X") count under `retries_exhausted` or `deadline_exceeded`.
+    /// The failure's code (a closed set: documented provider reasons, `other`, Herald's own), or
+    /// `delivered`.
     static func reasonLabel(_ outcome: DeliveryOutcome) -> String {
-        let reason = outcome.reason
-        if reason == "delivered" || Self.knownReasons.contains(reason) { return reason }
-        if reason.hasPrefix("gave up after") { return "retries_exhausted" }
-        if reason.hasPrefix("deadline exceeded") { return "deadline_exceeded" }
-        return "other"
+        outcome.failure?.code.rawValue ?? "delivered"
     }
 }

@@ -1,19 +1,22 @@
 import CoreMetrics
 public import HeraldCore
 
-/// Routes each notification to the endpoint of its app and platform, records the outcome in the
-/// metrics, and reports dead tokens. One pool per node, built from the configured apps.
+/// Routes each notification to the provider of its app and platform, records the outcome in the
+/// metrics, and reports dead tokens and failures. One pool per node, built from the configured
+/// apps; it knows providers only through `PushProvider`.
 public struct DeliveryPool: Sendable {
-    /// The providers one configured app delivers through.
+    /// The providers one configured app delivers through, at most one per platform.
     public struct App: Sendable {
         public var id: String
-        public var apns: APNSEndpoint?
-        public var fcm: FCMEndpoint?
+        public var providers: [any PushProvider]
 
-        public init(id: String, apns: APNSEndpoint? = nil, fcm: FCMEndpoint? = nil) {
+        public init(id: String, providers: [any PushProvider]) {
             self.id = id
-            self.apns = apns
-            self.fcm = fcm
+            self.providers = providers
+        }
+
+        public func provider(for platform: Platform) -> (any PushProvider)? {
+            self.providers.first { $0.platform == platform }
         }
     }
 
@@ -38,14 +41,15 @@ public struct DeliveryPool: Sendable {
         self.failureObservers = failureObservers
     }
 
-    /// The app whose APNs topic is `topic` (or its bundle id before a push-type suffix such as
-    /// `.voip`), for callers that route by topic, as gorush callers do.
+    /// The provider of `app` for `platform`.
+    public func provider(app: String, platform: Platform) -> (any PushProvider)? {
+        self.apps[app]?.provider(for: platform)
+    }
+
+    /// The app one of whose providers serves `topic` (APNs: its bundle id, or the bundle id before
+    /// a push-type suffix such as `.voip`), for callers that route by topic, as gorush callers do.
     public func appID(forTopic topic: String) -> String? {
-        for (id, app) in self.apps {
-            guard let own = app.apns?.configuration.defaultTopic else { continue }
-            if topic == own || topic.hasPrefix(own + ".") { return id }
-        }
-        return nil
+        self.apps.first { $0.value.providers.contains { $0.serves(topic: topic) } }?.key
     }
 
     /// Delivers `notification`; throws `DeliveryError` only when it was not admitted.
@@ -57,7 +61,7 @@ public struct DeliveryPool: Sendable {
         } catch {
             // Not admitted: the caller hears it, and so does feedback, for callers (gorush's
             // async mode) that have already answered.
-            let event = FeedbackEvent(notification, app: appID, outcome: .failed(reason: "max capacity reached"))
+            let event = FeedbackEvent(notification, app: appID, outcome: .failed(DeliveryFailure(.overloaded, "max capacity reached")))
             for observer in self.failureObservers { observer.pushFailed(event) }
             throw error
         }
@@ -70,32 +74,24 @@ public struct DeliveryPool: Sendable {
 
     private func deliver(_ notification: PushNotification, appID: String?) async throws(DeliveryError) -> DeliveryOutcome {
         guard let appID, let app = self.apps[appID] else {
-            return .rejected(reason: "UnknownApp")
+            return .rejected(DeliveryFailure(.unknownApp, "UnknownApp"))
         }
-        let provider: String
-        let send: (PushNotification) async throws(DeliveryError) -> DeliveryOutcome
-        switch notification.device.platform {
-        case .apns:
-            guard let endpoint = app.apns else { return .failed(reason: "NoAPNsCredentials") }
-            (provider, send) = ("apns", endpoint.send)
-        case .fcm:
-            guard let endpoint = app.fcm else { return .failed(reason: "NoFCMCredentials") }
-            (provider, send) = ("fcm", endpoint.send)
-        default:
-            return .failed(reason: "UnsupportedPlatform")
+        let platform = notification.device.platform
+        guard let provider = app.provider(for: platform) else {
+            return .failed(DeliveryFailure(.noProvider, "app \(appID) has no \(platform) credentials"))
         }
         let start = ContinuousClock.now
         let outcome: DeliveryOutcome
         do {
-            outcome = try await send(notification)
+            outcome = try await provider.send(notification)
         } catch {
-            self.metrics.recordOverloaded(provider: provider, app: appID)
+            self.metrics.recordOverloaded(provider: provider.name, app: appID)
             throw error
         }
-        self.metrics.record(provider: provider, app: appID, outcome: outcome, duration: ContinuousClock.now - start)
-        if case .deadToken(let reason) = outcome {
+        self.metrics.record(provider: provider.name, app: appID, outcome: outcome, duration: ContinuousClock.now - start)
+        if case .deadToken(let failure) = outcome {
             for handler in self.deadTokenHandlers {
-                await handler.tokenIsDead(notification, reason: reason)
+                await handler.tokenIsDead(notification, reason: failure.detail)
             }
         }
         return outcome
@@ -104,22 +100,17 @@ public struct DeliveryPool: Sendable {
     /// Sets the queue-depth and open-connection gauges; called when metrics are scraped.
     public func sampleGauges() async {
         for (id, app) in self.apps {
-            if let endpoint = app.apns {
-                self.metrics.gauge(DeliveryMetrics.queueDepth, provider: "apns", app: id).record(await endpoint.queueDepth)
-                self.metrics.gauge(DeliveryMetrics.openConnections, provider: "apns", app: id).record(await endpoint.openConnections)
-            }
-            if let endpoint = app.fcm {
-                self.metrics.gauge(DeliveryMetrics.queueDepth, provider: "fcm", app: id).record(await endpoint.queueDepth)
-                self.metrics.gauge(DeliveryMetrics.openConnections, provider: "fcm", app: id).record(await endpoint.openConnections)
+            for provider in app.providers {
+                self.metrics.gauge(DeliveryMetrics.queueDepth, provider: provider.name, app: id).record(await provider.queueDepth)
+                self.metrics.gauge(DeliveryMetrics.openConnections, provider: provider.name, app: id).record(await provider.openConnections)
             }
         }
     }
 
-    /// Closes every endpoint's connections.
+    /// Closes every provider's connections.
     public func shutdown() async {
         for app in self.apps.values {
-            await app.apns?.shutdown()
-            await app.fcm?.shutdown()
+            for provider in app.providers { await provider.shutdown() }
         }
     }
 }

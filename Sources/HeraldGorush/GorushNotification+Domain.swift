@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 
 extension GorushNotification {
     /// The APNs notifications of an iOS entry, one per token, with the payload gorush would
@@ -32,36 +33,32 @@ extension GorushNotification {
     }
 
     func apnsPayload() -> [UInt8] {
-        var aps: [(String, JSONValue)] = []
+        var payload = APNSPayload()
         if let alert = self.alert, !alert.isEmpty {
-            aps.append(("alert", .object(alert.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })))
+            payload.alert = .fields(Self.object(alert))
         } else if let title = self.title, !title.isEmpty {
-            aps.append(("alert", .object([("title", .string(title)), ("body", .string(self.message ?? ""))])))
+            payload.alert = .fields(.object([("title", .string(title)), ("body", .string(self.message ?? ""))]))
         } else if let message = self.message, !message.isEmpty {
-            aps.append(("alert", .string(message)))
+            payload.alert = .text(message)
         }
-        if let badge = self.badge, badge >= 0 { aps.append(("badge", .number(Double(badge)))) }
-        if let sound = self.soundValue { aps.append(("sound", sound)) }
-        if let category = self.category, !category.isEmpty { aps.append(("category", .string(category))) }
-        if let threadID = self.threadID, !threadID.isEmpty { aps.append(("thread-id", .string(threadID))) }
-        if let urlArgs = self.urlArgs, !urlArgs.isEmpty { aps.append(("url-args", .array(urlArgs.map(JSONValue.string)))) }
-        if self.contentAvailable == true { aps.append(("content-available", .number(1))) }
-        if self.mutableContent == true { aps.append(("mutable-content", .number(1))) }
-        if let level = self.interruptionLevel, !level.isEmpty { aps.append(("interruption-level", .string(level))) }
-        if let score = self.relevanceScore { aps.append(("relevance-score", .number(score))) }
-        if let state = self.contentState { aps.append(("content-state", Self.object(state))) }
-        if let staleDate = self.staleDate { aps.append(("stale-date", .number(Double(staleDate)))) }
-        if let dismissalDate = self.dismissalDate { aps.append(("dismissal-date", .number(Double(dismissalDate)))) }
-        if let event = self.event, !event.isEmpty { aps.append(("event", .string(event))) }
-        if let timestamp = self.timestamp { aps.append(("timestamp", .number(Double(timestamp)))) }
-        if let type = self.attributesType, !type.isEmpty { aps.append(("attributes-type", .string(type))) }
-        if let attributes = self.attributes { aps.append(("attributes", Self.object(attributes))) }
-
-        var root: [(String, JSONValue)] = [("aps", .object(aps))]
-        for (key, value) in (self.data ?? [:]).sorted(by: { $0.key < $1.key }) where key != "aps" {
-            root.append((key, value))
-        }
-        return JSONValue.object(root).bytes
+        payload.badge = self.badge
+        payload.sound = self.soundValue
+        payload.category = self.category
+        payload.threadID = self.threadID
+        payload.urlArgs = self.urlArgs
+        payload.contentAvailable = self.contentAvailable == true
+        payload.mutableContent = self.mutableContent == true
+        payload.interruptionLevel = self.interruptionLevel
+        payload.relevanceScore = self.relevanceScore
+        payload.contentState = self.contentState.map(Self.object)
+        payload.staleDate = self.staleDate
+        payload.dismissalDate = self.dismissalDate
+        payload.event = self.event
+        payload.timestamp = self.timestamp
+        payload.attributesType = self.attributesType
+        payload.attributes = self.attributes.map(Self.object)
+        payload.custom = (self.data ?? [:]).sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) }
+        return payload.bytes
     }
 
     /// `sound` as a string or a `{critical, name, volume}` dictionary; `name`/`volume` fields build

@@ -1,39 +1,65 @@
+import HeraldConfig
+public import HeraldDelivery
+public import HeraldFrontDoor
 public import HeraldStore
 public import Hummingbird
 public import Logging
 import Metrics
 public import NIOCore
+import NIOPosix
 public import Prometheus
 import ServiceLifecycle
 import UnixSignals
-public import HeraldDelivery
-import HeraldGorush
-public import HeraldStatus
-import NIOPosix
 
-/// A single Herald node, assembled from its configuration: the store, the log follower and the
-/// HTTP server, as services in dependency order. `herald serve` runs them; tests do too.
+/// A single Herald node, assembled from its configuration: the store, the log follower, the
+/// delivery pool, the enabled front doors and the HTTP server, as services in dependency order.
+/// `herald serve` runs them; tests do too.
 public struct HeraldNode: Sendable {
     public let configuration: HeraldConfiguration
     public let store: LocalStore
     public let metrics: PrometheusCollectorRegistry
     /// The delivery pool of the configured apps; `nil` when none is configured.
     public let delivery: DeliveryPool?
-    /// The Status front door; `nil` unless `status.identity-key-file` is set.
-    public let status: StatusServer?
-    /// The HTTP application; it also runs the store and log follower services, and on graceful
-    /// shutdown stops the server first, then the follower, then closes the store.
+    /// The front doors the configuration enables, in `frontDoors` order.
+    public let frontDoors: [any FrontDoor]
+    /// The HTTP application; it also runs the other services, and on graceful shutdown stops the
+    /// server first, then the front doors' services, delivery and the follower, then closes the
+    /// store.
     public let application: Application<RouterResponder<HeraldRequestContext>>
 
     /// Opens the store and builds the services. `onServerRunning` receives the bound address
-    /// (useful with port 0).
+    /// (useful with port 0). `frontDoors` is the list the configuration was loaded with.
     public static func build(
         configuration: HeraldConfiguration,
         logger: Logger,
         configurationText: String? = nil,
+        frontDoors frontDoorTypes: [any FrontDoor.Type] = HeraldNode.frontDoors,
         onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
     ) throws -> HeraldNode {
         let store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment)
+        do {
+            return try Self.build(
+                configuration: configuration,
+                store: store,
+                logger: logger,
+                configurationText: configurationText,
+                frontDoorTypes: frontDoorTypes,
+                onServerRunning: onServerRunning
+            )
+        } catch {
+            store.environment.close()
+            throw error
+        }
+    }
+
+    private static func build(
+        configuration: HeraldConfiguration,
+        store: LocalStore,
+        logger: Logger,
+        configurationText: String?,
+        frontDoorTypes: [any FrontDoor.Type],
+        onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void
+    ) throws -> HeraldNode {
         let metricsRegistry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: metricsRegistry)
         factory.durationHistogramBuckets[DeliveryMetrics.latency] = [
@@ -53,19 +79,21 @@ public struct HeraldNode: Sendable {
             webhook.queueLimit = configuration.feedback.queueLimit
             return FeedbackWebhook(configuration: webhook, metrics: factory, logger: logger)
         }
-        let delivery: DeliveryPool?
-        do {
-            delivery = try configuration.makeDeliveryPool(
-                group: MultiThreadedEventLoopGroup.singleton,
-                metrics: DeliveryMetrics(factory: factory),
-                deadTokenHandlers: [RegistryDeadTokenHandler(registry: registry, logger: logger)],
-                failureObservers: feedback.map { [$0] } ?? [],
-                logger: logger
-            )
-        } catch {
-            store.environment.close()
-            throw error
-        }
+        let delivery = try configuration.makeDeliveryPool(
+            context: ProviderContext(group: MultiThreadedEventLoopGroup.singleton, metrics: DeliveryMetrics(factory: factory), logger: logger),
+            deadTokenHandlers: [RegistryDeadTokenHandler(registry: registry, logger: logger)],
+            failureObservers: feedback.map { [$0] } ?? []
+        )
+
+        let context = FrontDoorContext(
+            registry: registry,
+            markers: store.markers,
+            delivery: delivery,
+            metrics: factory,
+            logger: logger,
+            configurationText: configurationText
+        )
+        let frontDoors = try frontDoorTypes.compactMap { try Self.make($0, configuration: configuration, context: context) }
 
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: HTTPMetricsMiddleware(factory: factory))
@@ -76,55 +104,20 @@ public struct HeraldNode: Sendable {
             metricsToken: configuration.metrics.bearerToken,
             delivery: delivery
         ).register(on: router)
-        var dispatcher: DeliveryDispatcher?
-        if let delivery {
-            var gorush = GorushRoutes<HeraldRequestContext>.Configuration()
-            if !configuration.gorush.sync { dispatcher = DeliveryDispatcher(limit: configuration.gorush.queueLimit) }
-            gorush.dispatcher = dispatcher
-            gorush.configurationText = configurationText
-            // Routes added through the group carry its middleware; the paths stay gorush's.
-            let api = router.group()
-            if let token = configuration.api.bearerToken {
-                api.add(middleware: BearerTokenMiddleware(token: token))
-            }
-            GorushRoutes<HeraldRequestContext>(pool: delivery, statistics: GorushStatistics(factory: factory), configuration: gorush).register(on: api)
+        // Every front door's routes carry the API's authentication; their paths stay their own.
+        let api = router.group()
+        if let token = configuration.api.bearerToken {
+            api.add(middleware: BearerTokenMiddleware(token: token))
         }
-        let status: StatusServer?
-        let statusDispatcher = DeliveryDispatcher(limit: configuration.status.queueLimit)
-        do {
-            status = try configuration.makeStatusServer(
-                store: store,
-                registry: registry,
-                delivery: delivery,
-                dispatcher: statusDispatcher,
-                metrics: factory,
-                logger: logger
-            )
-        } catch {
-            store.environment.close()
-            throw error
-        }
-        if let status {
-            let api = router.group()
-            if let token = configuration.api.bearerToken {
-                api.add(middleware: BearerTokenMiddleware(token: token))
-            }
-            StatusRoutes<HeraldRequestContext>(server: status).register(on: api)
-        }
-        // Listed so that graceful shutdown, which runs in reverse, drains async pushes first,
-        // then closes provider connections, then posts the last feedback, then closes the store.
+        for frontDoor in frontDoors { frontDoor.registerRoutes(on: api) }
+
+        // Listed so that graceful shutdown, which runs in reverse, stops the front doors' work
+        // first (draining their queued pushes), then closes provider connections, then posts the
+        // last feedback, then closes the store.
         var services: [any Service] = [StoreService(store: store), store.follower(logger: logger)]
         if let feedback { services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() })) }
         if let delivery { services.append(DeliveryService(pool: delivery)) }
-        if let dispatcher { services.append(DrainingService(work: { await dispatcher.run() }, finish: { dispatcher.finish() })) }
-        if status != nil, configuration.status.gorushURL == nil {
-            services.append(DrainingService(work: { await statusDispatcher.run() }, finish: { statusDispatcher.finish() }))
-        }
-        if let status, let url = configuration.status.nwakuURL {
-            var relay = NwakuRelayAdapter.Configuration(url: url)
-            relay.pubsubTopic = configuration.status.pubsubTopic
-            services.append(NwakuRelayService(adapter: NwakuRelayAdapter(configuration: relay, server: status, logger: logger)))
-        }
+        for frontDoor in frontDoors { services.append(contentsOf: frontDoor.services) }
 
         let application = Application(
             router: router,
@@ -141,9 +134,18 @@ public struct HeraldNode: Sendable {
             store: store,
             metrics: metricsRegistry,
             delivery: delivery,
-            status: status,
+            frontDoors: frontDoors,
             application: application
         )
+    }
+
+    private static func make<Door: FrontDoor>(_ type: Door.Type, configuration: HeraldConfiguration, context: FrontDoorContext) throws -> (any FrontDoor)? {
+        try Door.make(configuration: configuration.frontDoors[Door.Configuration.self], context: context)
+    }
+
+    /// The running front door of type `type`, if the configuration enables it.
+    public func frontDoor<Door: FrontDoor>(_ type: Door.Type) -> Door? {
+        self.frontDoors.lazy.compactMap { $0 as? Door }.first
     }
 
     /// Runs every service until SIGTERM or SIGINT (or the group's graceful shutdown), then stops

@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
-import HeraldCore
-import HeraldCrypto
+import HeraldConfig
+import HeraldFrontDoor
 import HeraldServer
-import HeraldStatus
 import HeraldStore
-import NIOCore
 import Logging
+import NIOCore
 
 extension Herald {
     struct Serve: AsyncParsableCommand {
@@ -81,22 +80,11 @@ extension Herald {
                 logger.notice("no app configured (apps.<app>.apns.* or apps.<app>.fcm.*): notifications cannot be delivered, so the gorush front door is not mounted")
             } else {
                 logger.notice("apps: \(configuration.appSummary)")
-                let mode = configuration.gorush.sync ? "sync: answers with the failures" : "async: answers at once, failures to the feedback webhook"
-                logger.notice("front door: gorush POST /api/push (\(mode))")
                 if let url = configuration.feedback.url { logger.notice("feedback webhook: \(url)") }
             }
-            if let status = node.status {
-                // Clients register against this key, so operators need it printed.
-                logger.notice(
-                    "front door: Status POST /waku/v1/messages",
-                    metadata: [
-                        "status.public-key": "0x\(Hex.encode(status.identity.publicKey.uncompressedRepresentation))",
-                        "status.push-topic": "\(status.identity.partitionedTopic)",
-                        "status.registration-topic": "\(status.identity.personalTopic)",
-                        "status.query-topics": "\(status.queryTopics.count)",
-                        "status.delivery": "\(configuration.status.gorushURL == nil ? "apps" : "external gorush")",
-                    ]
-                )
+            for frontDoor in node.frontDoors {
+                let summary = frontDoor.summary
+                logger.notice("\(summary.message)", metadata: summary.metadata)
             }
             if configuration.metrics.bearerToken == nil, configuration.server.host != "127.0.0.1", configuration.server.host != "localhost" {
                 logger.warning("/metrics is open to anyone who can reach \(configuration.server.host); set metrics.bearer-token")

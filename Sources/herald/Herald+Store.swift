@@ -1,14 +1,13 @@
 import ArgumentParser
 import Foundation
 import HeraldStore
-import HeraldTesting
 import Logging
 
 extension Herald {
     struct Store: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Inspect, check and fill a node's LMDB store.",
-            subcommands: [Verify.self, Fill.self]
+            abstract: "Inspect and check a node's LMDB store.",
+            subcommands: [Verify.self]
         )
     }
 }
@@ -37,54 +36,6 @@ extension Herald.Store {
             try await store.close()
             print(result)
             if !result.isConsistent { throw ExitCode(1) }
-        }
-    }
-
-    struct Fill: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Append a deterministic stream of synthetic registry commands.",
-            discussion: """
-                For benchmarks (a store with N registrations) and crash tests: the same seed always \
-                writes the same commands, so what reached the disk can be checked afterwards. \
-                Prints "appended N" after each batch.
-                """
-        )
-
-        @OptionGroup var location: Location
-        @Option(help: "Commands to append.") var count: Int = 100_000
-        @Option(help: "Commands per append call.") var batch: Int = 100
-        @Option(help: "Seed of the synthetic stream.") var seed: UInt64 = 1
-        @Option(help: "Distinct subjects the stream draws from.") var subjects: Int = 50_000
-        @Flag(help: "Skip fsync on commit (faster; not power-loss safe).") var noSync = false
-
-        func validate() throws {
-            guard self.count >= 0, self.batch >= 1 else { throw ValidationError("--count must be ≥ 0 and --batch ≥ 1") }
-        }
-
-        func run() async throws {
-            let configuration = LMDBEnvironment.Configuration(durable: !self.noSync)
-            let store = try LocalStore(path: self.location.path, configuration: configuration)
-            let logger = Logger(label: "herald.store.fill")
-            let follower = store.follower(logger: logger)
-            let following = Task { try await follower.run() }
-            let stream = SyntheticCommands(seed: self.seed, subjects: self.subjects)
-            let start = ContinuousClock.now
-            let base = Int(try await store.log.head())
-            var appended = 0
-            while appended < self.count {
-                let size = min(self.batch, self.count - appended)
-                try await store.log.append(stream.commands(base + appended..<base + appended + size))
-                appended += size
-                // Unbuffered, so a parent that kills this process knows what was acknowledged.
-                FileHandle.standardOutput.write(Data("appended \(appended)\n".utf8))
-            }
-            following.cancel()
-            _ = try? await following.value
-            try await follower.catchUp()
-            let elapsed = ContinuousClock.now - start
-            try await store.close()
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            print("done: \(appended) commands in \(String(format: "%.2f", seconds)) s")
         }
     }
 }

@@ -4,8 +4,8 @@ import NIOPosix
 
 struct Herald: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Herald: a push-notification gateway for APNs and FCM.",
-        subcommands: [Serve.self, Config.self, Store.self, Keygen.self, MockAPNSCommand.self, MockFCMCommand.self, Bench.self],
+        abstract: "Herald: a push-notification gateway for APNs and FCM. Test peers and the load generator are in herald-dev.",
+        subcommands: [Serve.self, Config.self, Store.self, Keygen.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -22,7 +22,7 @@ import Testing
         configuration.backoff = Backoff(initial: .milliseconds(10), jitter: 0)
         let endpoint = APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
         return DeliveryPool(
-            apps: [.init(id: "wallet", apns: endpoint)],
+            apps: [.init(id: "wallet", providers: [endpoint])],
             defaultApp: nil,
             metrics: DeliveryMetrics(factory: metrics),
             deadTokenHandlers: [handler]
@@ -74,7 +74,7 @@ import Testing
             var notification = MockAPNSHarness.notification()
             notification.device.app = "chat"
             let outcome = try await pool.send(notification)
-            #expect(outcome == .rejected(reason: "UnknownApp"))
+            #expect(outcome == .rejected(DeliveryFailure(.unknownApp, "UnknownApp")))
             #expect(harness.mock.requestCount == 0)
             await pool.shutdown()
         }
@@ -90,8 +90,8 @@ import Testing
 
     @Test func reasonLabelsAreAClosedSet() {
         #expect(DeliveryMetrics.reasonLabel(.failed(reason: "BadTopic")) == "BadTopic")
-        #expect(DeliveryMetrics.reasonLabel(.failed(reason: "gave up after 6 attempts: ServiceUnavailable")) == "retries_exhausted")
-        #expect(DeliveryMetrics.reasonLabel(.failed(reason: "deadline exceeded after 2 attempts: x")) == "deadline_exceeded")
+        #expect(DeliveryMetrics.reasonLabel(.failed(DeliveryFailure(.retriesExhausted, "gave up after 6 attempts: ServiceUnavailable"))) == "retries_exhausted")
+        #expect(DeliveryMetrics.reasonLabel(.failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after 2 attempts: x"))) == "deadline_exceeded")
         #expect(DeliveryMetrics.reasonLabel(.failed(reason: "SomethingNovel \(UUID())")) == "other")
     }
 

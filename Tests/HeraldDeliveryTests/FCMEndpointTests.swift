@@ -129,8 +129,9 @@ import Testing
                 Issue.record("expected failed, got \(outcome)")
                 return
             }
-            #expect(reason.contains("deadline exceeded"))
-            #expect(reason.contains("QUOTA_EXCEEDED"))
+            #expect(reason.code == .deadlineExceeded)
+            #expect(reason.detail.contains("deadline exceeded"))
+            #expect(reason.detail.contains("QUOTA_EXCEEDED"))
             #expect(ContinuousClock.now - start < .seconds(25))
             #expect(harness.mock.sendRequestCount == 1)
         }
@@ -168,8 +169,8 @@ import Testing
                 Issue.record("expected failed, got \(outcome)")
                 return
             }
-            #expect(reason.contains("400"))
-            #expect(reason.contains("invalid_grant"))
+            #expect(reason.detail.contains("400"))
+            #expect(reason.detail.contains("invalid_grant"))
             #expect(harness.mock.sendRequestCount == 0)
             #expect(harness.mock.tokenRequestCount == 1)
         }

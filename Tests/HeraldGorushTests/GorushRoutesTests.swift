@@ -21,7 +21,7 @@ import Testing
         var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: mock.port, authority: "localhost", trustRootsPEM: [mock.certificatePEM])
         configuration.backoff = Backoff(initial: .milliseconds(10), jitter: 0)
         let endpoint = APNSEndpoint(configuration: configuration, tokens: tokens, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test"))
-        let pool = DeliveryPool(apps: [.init(id: "status", apns: endpoint)], defaultApp: nil, metrics: DeliveryMetrics(factory: TestNoOpMetrics()))
+        let pool = DeliveryPool(apps: [.init(id: "status", providers: [endpoint])], defaultApp: nil, metrics: DeliveryMetrics(factory: TestNoOpMetrics()))
         let router = Router()
         GorushRoutes<BasicRequestContext>(pool: pool, statistics: GorushStatistics(factory: TestNoOpMetrics())).register(on: router)
         let app = Application(router: router)
@@ -146,7 +146,7 @@ struct TestNoOpMetrics: MetricsFactory {
         let wallet = try await peer(keyID: "WALLET0001", topic: "com.example.wallet")
         let chat = try await peer(keyID: "CHAT000001", topic: "com.example.chat")
         let pool = DeliveryPool(
-            apps: [.init(id: "wallet", apns: wallet.endpoint), .init(id: "chat", apns: chat.endpoint)],
+            apps: [.init(id: "wallet", providers: [wallet.endpoint]), .init(id: "chat", providers: [chat.endpoint])],
             defaultApp: "wallet",
             metrics: DeliveryMetrics(factory: TestNoOpMetrics())
         )

@@ -1,4 +1,6 @@
 import Foundation
+import HeraldConfig
+import HeraldDelivery
 import HeraldServer
 import HeraldStore
 import Logging
@@ -97,12 +99,12 @@ import Testing
                   certificate-key-file: /keys/key.pem
             """
         let apps = try await load(file: file).configuration.apps
-        #expect(apps["android"]?.apns == nil)
-        #expect(apps["android"]?.fcm?.serviceAccountFile == "/keys/sa.json")
-        #expect(apps["android"]?.fcm?.connections == 3)
-        #expect(apps["android"]?.fcm?.effectiveHost == "fcm.googleapis.com")
-        #expect(apps["legacy"]?.fcm == nil)
-        #expect(apps["legacy"]?.apns?.certificateFile == "/keys/cert.pem")
+        #expect(apps["android"]?[APNSAppConfiguration.self] == nil)
+        #expect(apps["android"]?[FCMAppConfiguration.self]?.serviceAccountFile == "/keys/sa.json")
+        #expect(apps["android"]?[FCMAppConfiguration.self]?.connections == 3)
+        #expect(apps["android"]?[FCMAppConfiguration.self]?.effectiveHost == "fcm.googleapis.com")
+        #expect(apps["legacy"]?[FCMAppConfiguration.self] == nil)
+        #expect(apps["legacy"]?[APNSAppConfiguration.self]?.certificateFile == "/keys/cert.pem")
     }
 
     @Test func halfConfiguredProvidersNameTheMissingKey() async {
@@ -237,12 +239,12 @@ import Testing
         )
         let apps = effective.configuration.apps
         #expect(Set(apps.keys) == ["wallet", "chat-app"])
-        #expect(apps["wallet"]?.apns?.keyID == "ABC123DEFG")
-        #expect(apps["wallet"]?.apns?.topic == "im.wallet")
-        #expect(apps["wallet"]?.apns?.connections == 4)
-        #expect(apps["wallet"]?.apns?.effectiveHost == "api.push.apple.com")
-        #expect(apps["chat-app"]?.apns?.environment == .sandbox)
-        #expect(apps["chat-app"]?.apns?.effectiveHost == "api.sandbox.push.apple.com")
+        #expect(apps["wallet"]?[APNSAppConfiguration.self]?.keyID == "ABC123DEFG")
+        #expect(apps["wallet"]?[APNSAppConfiguration.self]?.topic == "im.wallet")
+        #expect(apps["wallet"]?[APNSAppConfiguration.self]?.connections == 4)
+        #expect(apps["wallet"]?[APNSAppConfiguration.self]?.effectiveHost == "api.push.apple.com")
+        #expect(apps["chat-app"]?[APNSAppConfiguration.self]?.environment == .sandbox)
+        #expect(apps["chat-app"]?[APNSAppConfiguration.self]?.effectiveHost == "api.sandbox.push.apple.com")
         #expect(effective.configuration.delivery.defaultApp == "wallet")
         #expect(effective.rendered().contains("apps.chat-app.apns.key-id = K2"))
     }

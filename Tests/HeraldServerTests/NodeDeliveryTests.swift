@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldConfig
 import HeraldServer
 import HeraldStore
 import HeraldTesting
@@ -115,11 +116,11 @@ import Testing
         try await withTemporaryDirectory { directory in
             var configuration = HeraldConfiguration()
             configuration.store.path = directory + "/data"
-            var apns = HeraldConfiguration.App.APNS()
+            var apns = APNSAppConfiguration()
             apns.keyFile = directory + "/missing.p8"
             apns.keyID = "K"
             apns.teamID = "T"
-            configuration.apps["wallet"] = HeraldConfiguration.App(apns: apns)
+            configuration.apps["wallet"] = HeraldConfiguration.App(apns)
             do {
                 _ = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
                 Issue.record("a missing key file must stop start-up")
@@ -140,18 +141,18 @@ import Testing
             try "{}".write(toFile: directory + "/empty.json", atomically: true, encoding: .utf8)
             var configuration = HeraldConfiguration()
             configuration.store.path = directory + "/data"
-            var apns = HeraldConfiguration.App.APNS()
+            var apns = APNSAppConfiguration()
             apns.certificateFile = directory + "/cert.pem"
             apns.certificateKeyFile = directory + "/key.pem"
             apns.topic = "im.herald.legacy"
-            configuration.apps["legacy"] = HeraldConfiguration.App(apns: apns)
+            configuration.apps["legacy"] = HeraldConfiguration.App(apns)
             let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
-            #expect(node.delivery?.apps["legacy"]?.apns?.configuration.endpoint.clientIdentity != nil)
+            #expect((node.delivery?.provider(app: "legacy", platform: .apns) as? APNSEndpoint)?.configuration.endpoint.clientIdentity != nil)
             try await node.store.close()
 
-            var fcm = HeraldConfiguration.App.FCM()
+            var fcm = FCMAppConfiguration()
             fcm.serviceAccountFile = directory + "/empty.json"
-            configuration.apps = ["android": HeraldConfiguration.App(fcm: fcm)]
+            configuration.apps = ["android": HeraldConfiguration.App(fcm)]
             do {
                 _ = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
                 Issue.record("a service-account file without its fields must stop start-up")

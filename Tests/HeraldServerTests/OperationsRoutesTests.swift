@@ -10,6 +10,7 @@ import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
 
+import HeraldConfig
 @testable import HeraldServer
 
 @Suite struct OperationsRoutesTests {

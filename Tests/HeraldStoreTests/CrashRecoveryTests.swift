@@ -15,8 +15,8 @@ import Glibc
 /// `TEST_CRASH_RUNS` sets how many kills one test run does (default 3).
 @Suite(.serialized) struct CrashRecoveryTests {
     @Test func killedWriterLeavesALogPrefixAndAMatchingView() async throws {
-        let binary = HeraldExecutable.path
-        try #require(HeraldExecutable.exists, "build herald first: \(binary) is missing")
+        let binary = HeraldExecutable.devPath
+        try #require(HeraldExecutable.devExists, "build herald-dev first: \(binary) is missing")
         let runs = Int(ProcessInfo.processInfo.environment["TEST_CRASH_RUNS"] ?? "") ?? 3
         var random = SystemRandomNumberGenerator()
         for run in 0..<runs {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns `herald bench` result files into Markdown tables and PNG plots for docs/benchmarks.md.
+"""Turns `herald-dev bench` result files into Markdown tables and PNG plots for docs/benchmarks.md.
 
 Install:  pip install matplotlib
 Run:      python3 benchmarks/report/report.py [results-dir] [plots-dir]

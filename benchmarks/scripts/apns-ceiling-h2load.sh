@@ -13,9 +13,10 @@ requests=${1:-100000}
 connections=${2:-2}
 streams=${3:-100}
 bin=${BENCH_BIN:-.build-release/release/herald}
+dev_bin=${BENCH_DEV_BIN:-.build-release/release/herald-dev}
 mock_port=${BENCH_MOCK_PORT:-19443}
 command -v h2load >/dev/null || { echo "needs h2load (apt-get install nghttp2-client)" >&2; exit 1; }
-[ -x "$bin" ] || { echo "needs $bin (swift build -c release --product herald --scratch-path .build-release)" >&2; exit 1; }
+[ -x "$bin" ] && [ -x "$dev_bin" ] || { echo "needs $bin and $dev_bin (swift build -c release --scratch-path .build-release)" >&2; exit 1; }
 
 work=$(mktemp -d)
 cleanup() {
@@ -25,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$work" && exec "$OLDPWD/$bin" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem \
+(cd "$work" && exec "$OLDPWD/$dev_bin" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem \
     --key-id BENCHKEY01 --team-id BENCHTEAM1 --token-out token.jwt > mock.log 2>&1) &
 mock_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/token.jwt" ] && break; sleep 0.1; done

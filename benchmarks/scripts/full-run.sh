@@ -5,7 +5,7 @@
 #   benchmarks/scripts/full-run.sh
 #
 # Run it on an otherwise idle machine; it takes about ten minutes. Needs a release build
-# (swift build -c release --product herald --scratch-path .build-release), h2load, aioapns and
+# (swift build -c release --scratch-path .build-release), h2load, aioapns and
 # matplotlib (pip install aioapns matplotlib). The rates below suit the 2-core development
 # machine; GORUSH_RATES, STATUS_REGISTER_RATES and STATUS_PUSH_RATES override them.
 set -euo pipefail

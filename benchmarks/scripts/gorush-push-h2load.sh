@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Measures POST /api/push -> Herald -> strict mock APNs, all on 127.0.0.1, with h2load (HTTP/1.1
-# to Herald; Herald speaks HTTP/2 over TLS to the mock). A first probe until `herald bench`
+# to Herald; Herald speaks HTTP/2 over TLS to the mock). A first probe until `herald-dev bench`
 # exists: h2load reports throughput and mean/max request time, not percentiles.
 #
 #   benchmarks/scripts/gorush-push-h2load.sh [requests] [clients] [tokens-per-request]
 #
-# Needs a release build (swift build -c release --product herald --scratch-path .build-release)
+# Needs a release build (swift build -c release --scratch-path .build-release)
 # and h2load (Debian nghttp2-client). BENCH_BIN overrides the binary.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,10 +14,11 @@ requests=${1:-20000}
 clients=${2:-64}
 tokens=${3:-1}
 bin=${BENCH_BIN:-.build-release/release/herald}
+dev_bin=${BENCH_DEV_BIN:-.build-release/release/herald-dev}
 mock_port=${BENCH_MOCK_PORT:-19443}
 herald_port=${BENCH_HERALD_PORT:-18088}
 command -v h2load >/dev/null || { echo "needs h2load (apt-get install nghttp2-client)" >&2; exit 1; }
-[ -x "$bin" ] || { echo "needs $bin (swift build -c release --product herald --scratch-path .build-release)" >&2; exit 1; }
+[ -x "$bin" ] && [ -x "$dev_bin" ] || { echo "needs $bin and $dev_bin (swift build -c release --scratch-path .build-release)" >&2; exit 1; }
 
 # shellcheck source=benchmarks/scripts/start-node.sh
 source benchmarks/scripts/start-node.sh

@@ -1,4 +1,4 @@
-# Sourced by the benchmark scripts: starts `herald mock-apns` and a node with one app pointed at
+# Sourced by the benchmark scripts: starts `herald-dev mock-apns` and a node with one app pointed at
 # it and the Status front door (a fresh `herald keygen` key), both on 127.0.0.1, in a temporary
 # directory ($work) removed on exit. Expects $bin, $mock_port and $herald_port; sets $mock_pid
 # and $herald_pid.
@@ -10,7 +10,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$work" && exec "$OLDPWD/$bin" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem --key-id BENCHKEY01 --team-id BENCHTEAM1 > mock.log 2>&1) &
+(cd "$work" && exec "$OLDPWD/$dev_bin" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem --key-id BENCHKEY01 --team-id BENCHTEAM1 > mock.log 2>&1) &
 mock_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/ca.pem" ] && break; sleep 0.1; done
 

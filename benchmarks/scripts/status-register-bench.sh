@@ -6,7 +6,7 @@
 #
 #   benchmarks/scripts/status-register-bench.sh [duration-s] [concurrency] [open-rate]
 #
-# Needs a release build (swift build -c release --product herald --scratch-path .build-release).
+# Needs a release build (swift build -c release --scratch-path .build-release).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -14,10 +14,11 @@ duration=${1:-10}
 concurrency=${2:-32}
 rate=${3:-}
 bin=${BENCH_BIN:-.build-release/release/herald}
+dev_bin=${BENCH_DEV_BIN:-.build-release/release/herald-dev}
 mock_port=${BENCH_MOCK_PORT:-19443}
 herald_port=${BENCH_HERALD_PORT:-18088}
 results=${BENCH_RESULTS:-benchmarks/results}
-[ -x "$bin" ] || { echo "needs $bin (swift build -c release --product herald --scratch-path .build-release)" >&2; exit 1; }
+[ -x "$bin" ] && [ -x "$dev_bin" ] || { echo "needs $bin and $dev_bin (swift build -c release --scratch-path .build-release)" >&2; exit 1; }
 mkdir -p "$results"
 
 # shellcheck source=benchmarks/scripts/start-node.sh
@@ -31,10 +32,10 @@ open_cap=$((concurrency * 4))
 common=(status-register --url "http://127.0.0.1:$herald_port" --duration "$duration" --concurrency "$concurrency" --registrations "$count")
 if [ -z "$rate" ]; then
     echo "== closed loop, $concurrency in flight"
-    "$bin" bench "${common[@]}" --output "$results/status-register-closed.json"
+    "$dev_bin" bench "${common[@]}" --output "$results/status-register-closed.json"
 else
     echo "== open loop, $rate registrations/s"
-    "$bin" bench "${common[@]}" --concurrency "$open_cap" --rate "$rate" --output "$results/status-register-open-r$rate.json"
+    "$dev_bin" bench "${common[@]}" --concurrency "$open_cap" --rate "$rate" --output "$results/status-register-open-r$rate.json"
 fi
 # awk reads to the end: an early exit would fail curl (and the script) with a broken pipe.
 records=$(curl -sf "127.0.0.1:$herald_port/metrics" | awk '/^herald_registry_records/ { value = $2 } END { print value }')

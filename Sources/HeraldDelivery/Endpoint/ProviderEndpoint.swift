@@ -141,13 +141,13 @@ public actor ProviderEndpoint {
                 authorization = try await self.credentials?.authorization()
                 let remaining = deadline - ContinuousClock.now
                 guard remaining > .zero else {
-                    return .failed(reason: "deadline exceeded after \(attempt - 1) attempts: \(lastReason)")
+                    return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt - 1) attempts: \(lastReason)"))
                 }
                 let headers = request.headerBlock(authority: connection.authority, authorization: authorization)
                 let response = try await connection.send(headers: headers, body: request.body, deadline: min(self.configuration.requestTimeout, remaining))
                 decision = request.decision(for: response)
             } catch is CancellationError {
-                return .failed(reason: "cancelled after \(attempt - 1) attempts")
+                return .failed(DeliveryFailure(.cancelled, "cancelled after \(attempt - 1) attempts"))
             } catch let error as HTTP2ConnectionError {
                 self.logger.debug("attempt failed on the connection", metadata: ["provider": "\(self.provider)", "error": "\(error)"])
                 switch error.code {
@@ -159,12 +159,12 @@ public actor ProviderEndpoint {
                     decision = .retry(reason: error.peerReason ?? error.code.rawValue, after: nil, then: .newConnection)
                 }
             } catch let error as CredentialsError {
-                guard !error.isPermanent else { return .failed(reason: error.reason) }
+                guard !error.isPermanent else { return .failed(DeliveryFailure(.credentials, error.reason)) }
                 decision = .retry(reason: error.reason, after: nil, then: .none)
             } catch let error as DeadlineExceeded {
-                return .failed(reason: "deadline exceeded after \(attempt - 1) attempts: \(error.reason)")
+                return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt - 1) attempts: \(error.reason)"))
             } catch let error as DeliveryError {
-                return .failed(reason: error.code.rawValue)
+                return .failed(DeliveryFailure(error.code == .overloaded ? .overloaded : .shuttingDown, error.code.rawValue))
             } catch {
                 decision = .retry(reason: "\(error)", after: nil, then: .none)
             }
@@ -197,18 +197,18 @@ public actor ProviderEndpoint {
                     preparation != .none && after == nil
                     ? Duration.zero : self.configuration.backoff.delay(afterAttempt: attempt, retryAfter: after, using: &random)
                 guard ContinuousClock.now + delay < deadline else {
-                    return .failed(reason: "deadline exceeded after \(attempt) attempts: \(reason)")
+                    return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt) attempts: \(reason)"))
                 }
                 if delay > .zero {
                     do {
                         try await Task.sleep(for: delay)
                     } catch {
-                        return .failed(reason: "cancelled after \(attempt) attempts")
+                        return .failed(DeliveryFailure(.cancelled, "cancelled after \(attempt) attempts"))
                     }
                 }
             }
         }
-        return .failed(reason: "gave up after \(attempt) attempts: \(lastReason)")
+        return .failed(DeliveryFailure(.retriesExhausted, "gave up after \(attempt) attempts: \(lastReason)"))
     }
 
     private struct DeadlineExceeded: Error {

@@ -27,14 +27,7 @@ public struct FeedbackEvent: Sendable, Hashable {
     }
 
     /// The result class: `dead_token`, `rejected` or `failed`.
-    public var result: String {
-        switch self.outcome {
-        case .delivered: "delivered"
-        case .deadToken: "dead_token"
-        case .rejected: "rejected"
-        case .failed: "failed"
-        }
-    }
+    public var result: String { self.outcome.result }
 
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [

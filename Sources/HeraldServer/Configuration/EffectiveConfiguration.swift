@@ -1,3 +1,4 @@
+public import HeraldConfig
 import Yams
 
 /// The parsed configuration together with where each value came from, for `--print-config`

@@ -1,4 +1,7 @@
 import Configuration
+public import HeraldConfig
+import HeraldDelivery
+public import HeraldFrontDoor
 import HeraldStore
 import Foundation
 import Logging
@@ -8,17 +11,23 @@ import Yams
 extension HeraldConfiguration {
     /// Reads, layers and validates the configuration. Throws `ConfigurationError` naming the key
     /// for an unknown key, a malformed file or a bad value: start-up must stop on any of them.
-    public static func load(from sources: ConfigurationSources) async throws -> EffectiveConfiguration {
-        let templates = Self.keys.filter(\.isTemplate)
-        let (file, fileApps) = try Self.configurationFile(sources)
-        let (environment, environmentApps) = try Self.knownEnvironment(sources.environment)
-        let flagApps = try Self.checkFlags(sources.arguments)
+    /// `frontDoors` are the front doors whose sections are read (the node's list unless a test
+    /// adds one).
+    public static func load(
+        from sources: ConfigurationSources,
+        frontDoors: [any FrontDoor.Type] = HeraldNode.frontDoors
+    ) async throws -> EffectiveConfiguration {
+        let catalogue = Self.keys(frontDoors: frontDoors)
+        let templates = catalogue.filter(\.isTemplate)
+        let (file, fileApps) = try Self.configurationFile(sources, keys: catalogue)
+        let (environment, environmentApps) = try Self.knownEnvironment(sources.environment, keys: catalogue)
+        let flagApps = try Self.checkFlags(sources.arguments, keys: catalogue)
         let apps = fileApps.union(environmentApps).union(flagApps)
         if let bad = apps.sorted().first(where: { !ConfigurationKey.isValidAppID($0) }) {
             throw ConfigurationError(.invalidValue, "app id '\(bad)' must be lower-case letters, digits and single dashes")
         }
         // Every plain key, and every template once per app the sources name.
-        let keys = Self.keys.filter { !$0.isTemplate } + apps.sorted().flatMap { app in templates.map { $0.instantiated(for: app) } }
+        let keys = catalogue.filter { !$0.isTemplate } + apps.sorted().flatMap { app in templates.map { $0.instantiated(for: app) } }
 
         var providers: [any ConfigProvider] = [
             CommandLineArgumentsProvider(
@@ -52,8 +61,8 @@ extension HeraldConfiguration {
 
         let audit = SourceAudit()
         let reader = ConfigReader(providers: providers, accessReporter: audit)
-        var configuration = HeraldConfiguration()
         var entries: [EffectiveConfiguration.Entry] = []
+        var sources: [String: String] = [:]
         for key in keys {
             let raw = reader.string(forKey: ConfigKey(key.components), isSecret: key.isSecret)
             let source: String
@@ -66,14 +75,53 @@ extension HeraldConfiguration {
             case .missing:
                 source = "unset"
             }
-            if let raw {
-                try configuration.set(key, to: raw, source: source)
-            }
+            sources[key.name] = source
             let display = raw.map { key.isSecret ? "******" : $0 } ?? "(unset)"
             entries.append(.init(key: key, displayValue: display, source: source))
         }
+        let section = { (prefix: String, app: String?) in
+            ConfigurationSection(prefix: prefix, app: app, reader: reader, keys: keys, sources: sources)
+        }
+        var configuration = HeraldConfiguration()
+        try configuration.readNodeSections { section($0, nil) }
+        for app in apps.sorted() {
+            var settings = App()
+            for provider in HeraldNode.providers {
+                try Self.read(provider, app: app, from: section, into: &settings)
+            }
+            guard !settings.providers.names.isEmpty else {
+                throw ConfigurationError(
+                    .invalidValue,
+                    "app '\(app)' has no provider: set apps.\(app).apns.key-file (or certificate-file) or apps.\(app).fcm.service-account-file"
+                )
+            }
+            configuration.apps[app] = settings
+        }
+        for frontDoor in frontDoors {
+            try Self.read(frontDoor, from: section, into: &configuration.frontDoors)
+        }
         try configuration.validate()
         return EffectiveConfiguration(configuration: configuration, entries: entries, filePath: file)
+    }
+
+    /// A provider section holding only defaults is dropped, so an app has a provider exactly when
+    /// its credentials are configured.
+    private static func read<Provider: ConfigurablePushProvider>(
+        _ provider: Provider.Type,
+        app: String,
+        from section: (String, String?) -> ConfigurationSection,
+        into settings: inout App
+    ) throws {
+        let value = try Provider.AppConfiguration(reading: section("apps.\(app).\(Provider.AppConfiguration.section)", app))
+        if value.isConfigured { settings[Provider.AppConfiguration.self] = value }
+    }
+
+    private static func read<Door: FrontDoor>(
+        _ frontDoor: Door.Type,
+        from section: (String, String?) -> ConfigurationSection,
+        into sections: inout ConfigurationSections
+    ) throws {
+        sections[Door.Configuration.self] = try Door.Configuration(reading: section(Door.Configuration.section, nil))
     }
 
     private static func describe(_ source: String, key: ConfigurationKey, file: String?) -> String {
@@ -87,7 +135,7 @@ extension HeraldConfiguration {
 
     /// The file to read, after checking it holds only known keys, and the apps it configures;
     /// `nil` when there is none or it is empty.
-    private static func configurationFile(_ sources: ConfigurationSources) throws -> (String?, Set<String>) {
+    private static func configurationFile(_ sources: ConfigurationSources, keys: [ConfigurationKey]) throws -> (String?, Set<String>) {
         let path: String
         if let explicit = sources.filePath {
             guard FileManager.default.fileExists(atPath: explicit) else {
@@ -115,9 +163,9 @@ extension HeraldConfiguration {
         guard let mapping = root.mapping else {
             throw ConfigurationError(.unreadableFile, "configuration file \(path) must be a mapping of keys, like `server:\\n  port: 8080`")
         }
-        let known = Set(Self.keys.filter { !$0.isTemplate }.map(\.name))
-        let templates = Self.keys.filter(\.isTemplate)
-        let sections = Set(Self.keys.compactMap { $0.name.split(separator: ".").first.map(String.init) })
+        let known = Set(keys.filter { !$0.isTemplate }.map(\.name))
+        let templates = keys.filter(\.isTemplate)
+        let sections = Set(keys.compactMap { $0.name.split(separator: ".").first.map(String.init) })
         var apps = Set<String>()
         var unknown: [String] = []
         func walk(_ mapping: Node.Mapping, prefix: String) throws {
@@ -150,9 +198,9 @@ extension HeraldConfiguration {
     }
 
     /// The `HERALD_*` variables, refusing any that names no key, and the apps they configure.
-    private static func knownEnvironment(_ environment: [String: String]) throws -> ([String: String], Set<String>) {
-        let known = Set(Self.keys.filter { !$0.isTemplate }.map(\.environmentVariable))
-        let templates = Self.keys.filter(\.isTemplate)
+    private static func knownEnvironment(_ environment: [String: String], keys: [ConfigurationKey]) throws -> ([String: String], Set<String>) {
+        let known = Set(keys.filter { !$0.isTemplate }.map(\.environmentVariable))
+        let templates = keys.filter(\.isTemplate)
         let ours = environment.filter { $0.key.hasPrefix("HERALD_") && $0.key != ConfigurationSources.fileVariable }
         var apps = Set<String>()
         for variable in ours.keys where !known.contains(variable) {
@@ -172,9 +220,9 @@ extension HeraldConfiguration {
 
     /// Every `--flag` must name a key, and every bare word must be the value of the flag before
     /// it. Returns the apps the flags configure.
-    private static func checkFlags(_ arguments: [String]) throws -> Set<String> {
-        let known = Set(Self.keys.filter { !$0.isTemplate }.map(\.flag))
-        let templates = Self.keys.filter(\.isTemplate)
+    private static func checkFlags(_ arguments: [String], keys: [ConfigurationKey]) throws -> Set<String> {
+        let known = Set(keys.filter { !$0.isTemplate }.map(\.flag))
+        let templates = keys.filter(\.isTemplate)
         var apps = Set<String>()
         var expectingValue = false
         for argument in arguments {
@@ -196,194 +244,15 @@ extension HeraldConfiguration {
         return apps
     }
 
-    private mutating func set(_ key: ConfigurationKey, to raw: String, source: String) throws {
-        func invalid(_ expectation: String) -> ConfigurationError {
-            let shown = key.isSecret ? "" : " '\(raw)'"
-            return ConfigurationError(.invalidValue, "configuration key \(key.name) (\(source)):\(shown) is not \(expectation)")
-        }
-        func size() throws -> Int {
-            guard let value = ConfigurationValueParsing.size(raw) else { throw invalid("a size such as 1073741824 or 1GiB") }
-            return value
-        }
-        if let template = key.template, let app = key.app {
-            try self.set(template: template, app: app, raw: raw, invalid: invalid)
-            return
-        }
-        switch key.name {
-        case "server.host":
-            guard !raw.trimmingSpaces.isEmpty else { throw invalid("a host name or address") }
-            self.server.host = raw.trimmingSpaces
-        case "server.port":
-            guard let port = ConfigurationValueParsing.port(raw) else { throw invalid("a port number from 0 to 65535") }
-            self.server.port = port
-        case "server.shutdown-timeout":
-            guard let timeout = ConfigurationValueParsing.duration(raw) else { throw invalid("a duration such as 30s or 500ms") }
-            self.server.shutdownTimeout = timeout
-        case "store.path":
-            guard !raw.trimmingSpaces.isEmpty else { throw invalid("a directory path") }
-            self.store.path = raw.trimmingSpaces
-        case "store.map-size":
-            self.store.environment.mapSize = try size()
-        case "store.max-map-size":
-            self.store.environment.maxMapSize = try size()
-        case "store.durable":
-            guard let value = ConfigurationValueParsing.bool(raw) else { throw invalid("true or false") }
-            self.store.environment.durable = value
-        case "log.level":
-            guard let level = Logger.Level(rawValue: raw.trimmingSpaces.lowercased()) else {
-                throw invalid("one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            self.log.level = level
-        case "log.format":
-            guard let format = Log.Format(rawValue: raw.trimmingSpaces.lowercased()) else {
-                throw invalid("one of \(Log.Format.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            self.log.format = format
-        case "delivery.default-app":
-            self.delivery.defaultApp = raw.trimmingSpaces
-        case "api.bearer-token":
-            guard !raw.isEmpty else { throw invalid("a non-empty token") }
-            self.api.bearerToken = raw
-        case "gorush.sync":
-            guard let value = ConfigurationValueParsing.bool(raw) else { throw invalid("true or false") }
-            self.gorush.sync = value
-        case "gorush.queue-limit":
-            guard let value = Int(raw.trimmingSpaces), value >= 1 else { throw invalid("a positive number") }
-            self.gorush.queueLimit = value
-        case "feedback.url":
-            let value = raw.trimmingSpaces
-            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw invalid("an http or https URL")
-            }
-            self.feedback.url = value
-        case "feedback.bearer-token":
-            guard !raw.isEmpty else { throw invalid("a non-empty token") }
-            self.feedback.bearerToken = raw
-        case "feedback.timeout":
-            guard let timeout = ConfigurationValueParsing.duration(raw), timeout > .zero else { throw invalid("a duration such as 10s") }
-            self.feedback.timeout = timeout
-        case "feedback.max-attempts":
-            guard let value = Int(raw.trimmingSpaces), (1...100).contains(value) else { throw invalid("a number from 1 to 100") }
-            self.feedback.maximumAttempts = value
-        case "feedback.queue-limit":
-            guard let value = Int(raw.trimmingSpaces), value >= 1 else { throw invalid("a positive number") }
-            self.feedback.queueLimit = value
-        case "status.identity-key-file":
-            guard !raw.trimmingSpaces.isEmpty else { throw invalid("a file path") }
-            self.status.identityKeyFile = raw.trimmingSpaces
-        case "status.dedup-window":
-            guard let window = ConfigurationValueParsing.duration(raw), window >= .seconds(1) else { throw invalid("a duration of at least 1s, such as 30d") }
-            self.status.deduplicationWindow = window
-        case "status.gorush-url":
-            let value = raw.trimmingSpaces
-            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw invalid("an http or https URL")
-            }
-            self.status.gorushURL = value
-        case "status.queue-limit":
-            guard let value = Int(raw.trimmingSpaces), value >= 1 else { throw invalid("a positive number") }
-            self.status.queueLimit = value
-        case "status.nwaku-url":
-            let value = raw.trimmingSpaces
-            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw invalid("an http or https URL")
-            }
-            self.status.nwakuURL = value
-        case "status.pubsub-topic":
-            let value = raw.trimmingSpaces
-            guard value.hasPrefix("/waku/2/") else { throw invalid("a Waku pubsub topic such as /waku/2/rs/16/32") }
-            self.status.pubsubTopic = value
-        case "metrics.bearer-token":
-            guard !raw.isEmpty else { throw invalid("a non-empty token") }
-            self.metrics.bearerToken = raw
-        default:
-            throw ConfigurationError(.unknownKey, "configuration key \(key.name) is listed but not handled")
-        }
-    }
-
-    private mutating func set(template: String, app: String, raw: String, invalid: (String) -> ConfigurationError) throws {
-        let value = raw.trimmingSpaces
-        let optional = value.isEmpty ? nil : value
-        func port() throws -> Int {
-            guard let port = ConfigurationValueParsing.port(value), port > 0 else { throw invalid("a port number from 1 to 65535") }
-            return port
-        }
-        func connections() throws -> Int {
-            guard let count = Int(value), (1...64).contains(count) else { throw invalid("a number of connections from 1 to 64") }
-            return count
-        }
-        var settings = self.apps[app] ?? App()
-        var apns = settings.apns ?? App.APNS()
-        var fcm = settings.fcm ?? App.FCM()
-        switch template {
-        case "apps.<app>.apns.key-file": apns.keyFile = value
-        case "apps.<app>.apns.key-id": apns.keyID = value
-        case "apps.<app>.apns.team-id": apns.teamID = value
-        case "apps.<app>.apns.certificate-file": apns.certificateFile = value
-        case "apps.<app>.apns.certificate-key-file": apns.certificateKeyFile = value
-        case "apps.<app>.apns.topic": apns.topic = optional
-        case "apps.<app>.apns.environment":
-            guard let environment = App.APNS.Environment(rawValue: value.lowercased()) else { throw invalid("production or sandbox") }
-            apns.environment = environment
-        case "apps.<app>.apns.host": apns.host = optional
-        case "apps.<app>.apns.port": apns.port = try port()
-        case "apps.<app>.apns.ca-file": apns.caFile = optional
-        case "apps.<app>.apns.connections": apns.connections = try connections()
-        case "apps.<app>.fcm.service-account-file": fcm.serviceAccountFile = value
-        case "apps.<app>.fcm.project-id": fcm.projectID = optional
-        case "apps.<app>.fcm.host": fcm.host = optional
-        case "apps.<app>.fcm.port": fcm.port = try port()
-        case "apps.<app>.fcm.ca-file": fcm.caFile = optional
-        case "apps.<app>.fcm.connections": fcm.connections = try connections()
-        default:
-            throw ConfigurationError(.unknownKey, "configuration key template \(template) is listed but not handled")
-        }
-        settings.apns = apns
-        settings.fcm = fcm
-        self.apps[app] = settings
-    }
-
-    /// Checks that hold between keys. A provider section holding only defaults is dropped, so an
-    /// app has APNs, FCM or both exactly when their credentials are configured.
+    /// Checks that hold between keys of the node's sections.
     mutating func validate() throws {
-        for (app, var settings) in self.apps.sorted(by: { $0.key < $1.key }) {
-            if let apns = settings.apns, !apns.isConfigured { settings.apns = nil }
-            if let fcm = settings.fcm, !fcm.isConfigured { settings.fcm = nil }
-            self.apps[app] = settings
-            if let apns = settings.apns {
-                if apns.certificateFile != nil || apns.certificateKeyFile != nil {
-                    guard apns.keyFile == nil else {
-                        throw ConfigurationError(
-                            .invalidValue,
-                            "configuration keys apps.\(app).apns.key-file and apps.\(app).apns.certificate-file are alternatives; set one"
-                        )
-                    }
-                    for (name, value) in [("certificate-file", apns.certificateFile), ("certificate-key-file", apns.certificateKeyFile)] where value?.isEmpty ?? true {
-                        throw ConfigurationError(.invalidValue, "configuration key apps.\(app).apns.\(name) is required for the app's APNs certificate")
-                    }
-                } else {
-                    for (name, value) in [("key-file", apns.keyFile), ("key-id", apns.keyID), ("team-id", apns.teamID)] where value?.isEmpty ?? true {
-                        throw ConfigurationError(.invalidValue, "configuration key apps.\(app).apns.\(name) is required for the app's APNs credentials")
-                    }
-                }
-            }
-            if let fcm = settings.fcm, fcm.serviceAccountFile?.isEmpty ?? true {
-                throw ConfigurationError(.invalidValue, "configuration key apps.\(app).fcm.service-account-file is required for the app's FCM credentials")
-            }
-            if settings.apns == nil, settings.fcm == nil {
-                throw ConfigurationError(
-                    .invalidValue,
-                    "app '\(app)' has no provider: set apps.\(app).apns.key-file (or certificate-file) or apps.\(app).fcm.service-account-file"
-                )
-            }
-        }
         if let defaultApp = self.delivery.defaultApp, self.apps[defaultApp] == nil {
             throw ConfigurationError(
                 .invalidValue,
                 "configuration key delivery.default-app names '\(defaultApp)', which is not a configured app (\(self.apps.keys.sorted().joined(separator: ", ")))"
             )
         }
-        if self.api.bearerToken == nil, !Self.isLoopback(self.server.host) {
+        if self.api.bearerToken == nil, !ConfigurationValueParsing.isLoopback(self.server.host) {
             throw ConfigurationError(
                 .invalidValue,
                 "configuration key api.bearer-token is required when server.host (\(self.server.host)) is not a loopback address: the push API must not be open to the network"
@@ -398,16 +267,16 @@ extension HeraldConfiguration {
     }
 }
 
-extension HeraldConfiguration {
-    /// 127.0.0.0/8, ::1 or the name `localhost`; parsed, so `127.example.com` is not loopback.
-    static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" || host == "::1" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "127" else { return false }
-        return parts.allSatisfy { part in part.count <= 3 && UInt8(part) != nil }
-    }
-}
 
-extension ConfigurationKey {
-    var components: [String] { self.name.split(separator: ".").map(String.init) }
+extension HeraldConfiguration {
+    /// Every key a node reads: its own, each provider's (templates under `apps.<app>.`) and each
+    /// front door's; the source of `--print-config`, the unknown-key check and
+    /// docs/configuration.md.
+    public static var keys: [ConfigurationKey] { Self.keys(frontDoors: HeraldNode.frontDoors) }
+
+    public static func keys(frontDoors: [any FrontDoor.Type]) -> [ConfigurationKey] {
+        func providerKeys<Provider: ConfigurablePushProvider>(_ type: Provider.Type) -> [ConfigurationKey] { Provider.AppConfiguration.keys }
+        func frontDoorKeys<Door: FrontDoor>(_ type: Door.Type) -> [ConfigurationKey] { Door.Configuration.keys }
+        return Self.nodeKeys + HeraldNode.providers.flatMap { providerKeys($0) } + frontDoors.flatMap { frontDoorKeys($0) }
+    }
 }

@@ -1,3 +1,5 @@
+import HeraldConfig
+
 extension HeraldConfiguration {
     /// The configuration reference table of `docs/configuration.md`, generated from `keys`; a test
     /// keeps the document and this list identical.

@@ -1,3 +1,4 @@
+import HeraldFrontDoor
 import Foundation
 import HeraldDelivery
 import HeraldStore

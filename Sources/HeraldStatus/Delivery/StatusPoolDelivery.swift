@@ -61,7 +61,7 @@ public struct StatusPoolDelivery: StatusPushDelivery {
             payload = .object([("data", .object(data)), ("notification", .object([("body", .string(push.message))]))])
         default:
             // gorush's APNs body without a title: a string alert, custom keys beside `aps`.
-            payload = .object([("aps", .object([("alert", .string(push.message))]))] + data)
+            payload = APNSPayload(alert: .text(push.message), custom: data).json
         }
         return PushNotification(
             id: UUID().uuidString.lowercased(),

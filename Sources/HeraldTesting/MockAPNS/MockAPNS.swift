@@ -10,7 +10,7 @@ import NIOTLS
 /// A strict stand-in for APNs on 127.0.0.1: HTTP/2 over TLS with a certificate made at start,
 /// checking every request as apns.md §8 describes and answering with APNs' status codes and
 /// reasons. Tests script token states, failures, latency, stream limits and GOAWAY, and read back
-/// what it accepted. `herald mock-apns` runs one standalone.
+/// what it accepted. `herald-dev mock-apns` runs one standalone.
 public final class MockAPNS: Sendable {
     struct Shared {
         var accepted: [AcceptedPush] = []

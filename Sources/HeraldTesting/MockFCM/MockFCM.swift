@@ -11,7 +11,7 @@ import _CryptoExtras
 /// (with HTTP/1.1 fallback) over TLS with a certificate made at start. It exchanges JWTs signed
 /// by one service account for access tokens, checks every send as fcm.md §6 describes and answers
 /// with FCM's google.rpc.Status envelopes. Tests script token states, failures, latency and token
-/// revocation, and read back what it accepted. `herald mock-fcm` runs one standalone.
+/// revocation, and read back what it accepted. `herald-dev mock-fcm` runs one standalone.
 public final class MockFCM: Sendable {
     struct Shared {
         var accepted: [AcceptedMessage] = []

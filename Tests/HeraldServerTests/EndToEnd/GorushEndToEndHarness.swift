@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldConfig
 import HeraldServer
 import HeraldTesting
 import Hummingbird

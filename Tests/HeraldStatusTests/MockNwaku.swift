@@ -1,5 +1,6 @@
 import Foundation
-public import HeraldStatus
+import HeraldTesting
+import HeraldStatus
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
@@ -10,7 +11,7 @@ import Synchronization
 /// only, as nwaku answers) and `POST /relay/v1/messages/{pubsubTopic}` (recorded as published).
 /// Tests put network traffic in with `inject`. Bodies are checked as nwaku checks them: a
 /// message needs a base64 `payload` and a non-empty `contentTopic`.
-public final class MockNwaku: Sendable {
+final class MockNwaku: Sendable {
     private struct State {
         var subscriptions: Set<String> = []
         var pending: [String: [WakuMessage]] = [:]
@@ -21,26 +22,26 @@ public final class MockNwaku: Sendable {
 
     private let state = Mutex(State())
     private let task: Task<Void, any Error>
-    public let port: Int
+    let port: Int
 
     private init(task: Task<Void, any Error>, port: Int) {
         self.task = task
         self.port = port
     }
 
-    public var url: String { "http://127.0.0.1:\(self.port)" }
-    public var subscriptions: Set<String> { self.state.withLock { $0.subscriptions } }
-    public var published: [(topic: String, message: WakuMessage)] { self.state.withLock { $0.published } }
-    public var pollCount: Int { self.state.withLock { $0.polls } }
+    var url: String { "http://127.0.0.1:\(self.port)" }
+    var subscriptions: Set<String> { self.state.withLock { $0.subscriptions } }
+    var published: [(topic: String, message: WakuMessage)] { self.state.withLock { $0.published } }
+    var pollCount: Int { self.state.withLock { $0.polls } }
 
     /// Delivers `message` to the next poll of `pubsubTopic`, if subscribed by then.
-    public func inject(_ message: WakuMessage, pubsubTopic: String = "/waku/2/rs/16/32") {
+    func inject(_ message: WakuMessage, pubsubTopic: String = "/waku/2/rs/16/32") {
         self.state.withLock { $0.pending[pubsubTopic, default: []].append(message) }
     }
 
     /// Answers the next `count` requests with 503, as a restarting node would; it also forgets
     /// its subscriptions, as a restarted nwaku does.
-    public func failNext(_ count: Int) {
+    func failNext(_ count: Int) {
         self.state.withLock {
             $0.failNextRequests = count
             $0.subscriptions = []
@@ -48,7 +49,7 @@ public final class MockNwaku: Sendable {
     }
 
     /// Waits, a bounded time, until `count` messages were published.
-    public func waitForPublished(_ count: Int, timeout: Duration = .seconds(10)) async -> [(topic: String, message: WakuMessage)] {
+    func waitForPublished(_ count: Int, timeout: Duration = .seconds(10)) async -> [(topic: String, message: WakuMessage)] {
         let deadline = ContinuousClock.now + timeout
         while self.state.withLock({ $0.published.count }) < count, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
@@ -56,7 +57,7 @@ public final class MockNwaku: Sendable {
         return self.published
     }
 
-    public static func start() async throws -> MockNwaku {
+    static func start() async throws -> MockNwaku {
         let box = Box()
         let router = Router()
         router.post("/relay/v1/subscriptions") { request, _ -> Response in
@@ -85,7 +86,7 @@ public final class MockNwaku: Sendable {
         return peer
     }
 
-    public func stop() async {
+    func stop() async {
         self.task.cancel()
         _ = try? await self.task.value
     }

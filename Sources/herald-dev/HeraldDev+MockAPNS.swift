@@ -5,7 +5,7 @@ import HeraldDelivery
 import HeraldTesting
 import UnixSignals
 
-extension Herald {
+extension HeraldDev {
     struct MockAPNSCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "mock-apns",

@@ -1,4 +1,3 @@
-import HeraldStatus
 import ServiceLifecycle
 import Synchronization
 

@@ -1,13 +1,18 @@
-import ServiceLifecycle
+public import ServiceLifecycle
 
-/// Runs a worker that drains a queue (the feedback webhook, gorush's async dispatcher): on
+/// Runs a worker that drains a queue (the feedback webhook, a front door's dispatcher): on
 /// graceful shutdown it stops taking work and returns once the queued work is done. A second
 /// signal or the shutdown timeout cancels it.
-struct DrainingService: Service {
+public struct DrainingService: Service {
     let work: @Sendable () async -> Void
     let finish: @Sendable () -> Void
 
-    func run() async throws {
+    public init(work: @escaping @Sendable () async -> Void, finish: @escaping @Sendable () -> Void) {
+        self.work = work
+        self.finish = finish
+    }
+
+    public func run() async throws {
         await withGracefulShutdownHandler {
             await self.work()
         } onGracefulShutdown: {

@@ -8,7 +8,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 
-extension Herald {
+extension HeraldDev {
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "bench",
@@ -26,7 +26,7 @@ extension Herald {
                 loop (no --rate) keeps --concurrency requests in flight and finds the most the node \
                 completes. Latencies go through an HdrHistogram (3 significant digits); the result \
                 is printed and, with --output, written as JSON.
-                The node must deliver to a peer that can take the load: run `herald mock-apns` and \
+                The node must deliver to a peer that can take the load: run `herald-dev mock-apns` and \
                 point an app at it (benchmarks/scripts/gorush-push-bench.sh does; see \
                 docs/benchmarks.md). Never aim it at a production APNs app.
                 """

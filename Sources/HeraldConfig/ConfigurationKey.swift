@@ -15,7 +15,7 @@ public struct ConfigurationKey: Sendable, Hashable {
         case integer(ClosedRange<Int>)
         case oneOf([String])
 
-        var summary: String {
+        package var summary: String {
             switch self {
             case .string: "string"
             case .port: "port (0–65535)"
@@ -61,7 +61,7 @@ public struct ConfigurationKey: Sendable, Hashable {
         self.app = app
     }
 
-    static let appPlaceholder = "<app>"
+    package static let appPlaceholder = "<app>"
 
     /// Whether this key is a template, one key per configured app.
     public var isTemplate: Bool { self.name.contains(Self.appPlaceholder) }
@@ -79,7 +79,7 @@ public struct ConfigurationKey: Sendable, Hashable {
     }
 
     /// For a template: the app id in `name` if `name` is this template's key for some app.
-    func appID(inName name: String) -> String? {
+    package func appID(inName name: String) -> String? {
         let pattern = self.name.split(separator: ".", omittingEmptySubsequences: false)
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard self.isTemplate, pattern.count == parts.count else { return nil }
@@ -95,14 +95,14 @@ public struct ConfigurationKey: Sendable, Hashable {
     }
 
     /// For a template: the app id in an environment variable such as `HERALD_APPS_WALLET_APNS_KEY_ID`.
-    func appID(inEnvironmentVariable variable: String) -> String? {
+    package func appID(inEnvironmentVariable variable: String) -> String? {
         let parts = self.instantiated(for: "zzappzz").environmentVariable.components(separatedBy: "ZZAPPZZ")
         guard parts.count == 2, let middle = Self.middle(of: variable, prefix: parts[0], suffix: parts[1]) else { return nil }
         return middle.lowercased().replacingOccurrences(of: "_", with: "-")
     }
 
     /// For a template: the app id in a flag such as `--apps-wallet-apns-key-id`.
-    func appID(inFlag flag: String) -> String? {
+    package func appID(inFlag flag: String) -> String? {
         let parts = self.instantiated(for: "zzappzz").flag.components(separatedBy: "zzappzz")
         guard parts.count == 2 else { return nil }
         return Self.middle(of: flag, prefix: parts[0], suffix: parts[1])
@@ -123,4 +123,9 @@ public struct ConfigurationKey: Sendable, Hashable {
     public var flag: String {
         "--" + self.name.replacingOccurrences(of: ".", with: "-")
     }
+}
+
+extension ConfigurationKey {
+    /// The key's dotted name as swift-configuration key components.
+    package var components: [String] { self.name.split(separator: ".").map(String.init) }
 }

@@ -3,7 +3,7 @@ import Foundation
 import HeraldTesting
 import UnixSignals
 
-extension Herald {
+extension HeraldDev {
     struct MockFCMCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "mock-fcm",

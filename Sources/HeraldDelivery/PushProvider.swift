@@ -1,0 +1,58 @@
+public import HeraldConfig
+public import HeraldCore
+public import Logging
+public import NIOCore
+
+/// One provider of one app: it turns notifications into the provider's requests and delivers
+/// them. The pool keys providers by app and platform and knows nothing else of them, so a new
+/// provider is a new conforming type, not a branch in the pool, the metrics or shutdown.
+public protocol PushProvider: Sendable {
+    /// The provider's name as a metric label: `apns`, `fcm`.
+    var name: String { get }
+    /// The devices it delivers to.
+    var platform: Platform { get }
+    /// Whether notifications addressed to `topic` belong to this provider's app (APNs: its bundle
+    /// id, or the bundle id with a push-type suffix).
+    func serves(topic: String) -> Bool
+    /// Delivers `notification`; throws only when it was not admitted (queue full, shutting down).
+    func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome
+    /// Notifications admitted and not yet finished.
+    var queueDepth: Int { get async }
+    /// Connections open now.
+    var openConnections: Int { get async }
+    /// Closes its connections; later sends are refused.
+    func shutdown() async
+}
+
+extension PushProvider {
+    public func serves(topic: String) -> Bool { false }
+}
+
+/// The configuration section of a provider under `apps.<app>.`.
+public protocol ProviderConfiguration: ConfigurationSectionValue {
+    /// Whether any credential key is set; a section holding only defaults is no provider.
+    var isConfigured: Bool { get }
+    /// One phrase for the start-up log; never a secret.
+    var summary: String { get }
+}
+
+/// What a provider is built with besides its own section.
+public struct ProviderContext: Sendable {
+    public var group: any EventLoopGroup
+    public var metrics: DeliveryMetrics
+    public var logger: Logger
+
+    public init(group: any EventLoopGroup, metrics: DeliveryMetrics, logger: Logger) {
+        self.group = group
+        self.metrics = metrics
+        self.logger = logger
+    }
+}
+
+/// A provider the node builds from configuration: it declares its section and builds itself
+/// from it.
+public protocol ConfigurablePushProvider: PushProvider {
+    associatedtype AppConfiguration: ProviderConfiguration
+    /// Reads the credential files the section names; throws `ConfigurationError` naming the key.
+    static func make(app: String, configuration: AppConfiguration, context: ProviderContext) throws -> Self
+}

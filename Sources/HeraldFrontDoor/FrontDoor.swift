@@ -1,0 +1,32 @@
+public import HeraldConfig
+public import Hummingbird
+public import ServiceLifecycle
+
+/// One wire protocol clients speak to Herald (gorush's `/api/push`, Status, …). It owns its
+/// configuration section, builds itself from the node's context, and hands the node its routes,
+/// its services and its start-up line; the node mounts the routes behind API authentication and
+/// runs the services. Front doors never import each other.
+///
+/// Adding one is a module with a type conforming to this protocol and one line in
+/// `HeraldNode.frontDoors`.
+public protocol FrontDoor: Sendable {
+    associatedtype Configuration: ConfigurationSectionValue
+
+    /// Builds the front door, or returns `nil` when its configuration leaves it off. Throws
+    /// `ConfigurationError` naming the key when something it needs is missing or unreadable.
+    static func make(configuration: Configuration, context: FrontDoorContext) throws -> Self?
+
+    /// Adds its routes. The node passes its API group, which requires `api.bearer-token` when set.
+    func registerRoutes(on router: some RouterMethods<HeraldRequestContext>)
+
+    /// Its long-lived work (dispatchers, transport adapters), in the order it must start; the node
+    /// stops them in reverse, after the HTTP server and before delivery.
+    var services: [any Service] { get }
+
+    /// What the start-up log says about it.
+    var summary: FrontDoorSummary { get }
+}
+
+extension FrontDoor {
+    public var services: [any Service] { [] }
+}

@@ -1,0 +1,35 @@
+public import CoreMetrics
+public import HeraldDelivery
+public import HeraldStore
+public import Logging
+
+/// What the node gives every front door: where registrations live, how pushes leave, and how to
+/// report. In a cluster the registry and markers are the router's.
+public struct FrontDoorContext: Sendable {
+    /// Registrations: reads from the local view, writes through the command log.
+    public var registry: Registry
+    /// Dedup markers of handled messages.
+    public var markers: MessageMarkers
+    /// The node's delivery pool; `nil` when no app is configured.
+    public var delivery: DeliveryPool?
+    public var metrics: any MetricsFactory
+    public var logger: Logger
+    /// The effective configuration as YAML, secrets redacted (gorush serves it at `/api/config`).
+    public var configurationText: String?
+
+    public init(
+        registry: Registry,
+        markers: MessageMarkers,
+        delivery: DeliveryPool?,
+        metrics: any MetricsFactory,
+        logger: Logger,
+        configurationText: String? = nil
+    ) {
+        self.registry = registry
+        self.markers = markers
+        self.delivery = delivery
+        self.metrics = metrics
+        self.logger = logger
+        self.configurationText = configurationText
+    }
+}

@@ -1,0 +1,38 @@
+import HeraldDelivery
+public import HeraldFrontDoor
+public import Hummingbird
+public import ServiceLifecycle
+
+/// gorush's `/api/push` on the node's delivery pool; mounted whenever an app is configured.
+public struct GorushFrontDoor: FrontDoor {
+    let routes: GorushRoutes<HeraldRequestContext>
+    let dispatcher: DeliveryDispatcher?
+    let configuration: GorushConfiguration
+
+    public static func make(configuration: GorushConfiguration, context: FrontDoorContext) throws -> GorushFrontDoor? {
+        guard let pool = context.delivery else { return nil }
+        var routes = GorushRoutes<HeraldRequestContext>.Configuration()
+        let dispatcher = configuration.sync ? nil : DeliveryDispatcher(limit: configuration.queueLimit)
+        routes.dispatcher = dispatcher
+        routes.configurationText = context.configurationText
+        return GorushFrontDoor(
+            routes: GorushRoutes(pool: pool, statistics: GorushStatistics(factory: context.metrics), configuration: routes),
+            dispatcher: dispatcher,
+            configuration: configuration
+        )
+    }
+
+    public func registerRoutes(on router: some RouterMethods<HeraldRequestContext>) {
+        self.routes.register(on: router)
+    }
+
+    public var services: [any Service] {
+        guard let dispatcher = self.dispatcher else { return [] }
+        return [DrainingService(work: { await dispatcher.run() }, finish: { dispatcher.finish() })]
+    }
+
+    public var summary: FrontDoorSummary {
+        let mode = self.configuration.sync ? "sync: answers with the failures" : "async: answers at once, failures to the feedback webhook"
+        return FrontDoorSummary("front door: gorush POST /api/push (\(mode))")
+    }
+}

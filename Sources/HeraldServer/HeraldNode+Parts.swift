@@ -1,0 +1,20 @@
+public import HeraldDelivery
+public import HeraldFrontDoor
+import HeraldGorush
+import HeraldStatus
+
+extension HeraldNode {
+    /// The front doors a node can run, in the order they are built and their services start.
+    /// A new front door is its module and one line here.
+    public static let frontDoors: [any FrontDoor.Type] = [
+        GorushFrontDoor.self,
+        StatusFrontDoor.self,
+    ]
+
+    /// The providers an app can be configured with (`apps.<app>.<provider>.*`). A new provider is
+    /// its type and one line here.
+    public static let providers: [any ConfigurablePushProvider.Type] = [
+        APNSEndpoint.self,
+        FCMEndpoint.self,
+    ]
+}

@@ -1,0 +1,86 @@
+import HeraldConfig
+import HeraldCore
+import HeraldCrypto
+public import HeraldFrontDoor
+import HeraldDelivery
+import Logging
+public import Hummingbird
+public import ServiceLifecycle
+
+/// The Status push-notification server, when `status.identity-key-file` is set: Waku messages
+/// over `POST /waku/v1/messages` and, with `status.nwaku-url`, through a nwaku node.
+public struct StatusFrontDoor: FrontDoor {
+    public let server: StatusServer
+    let configuration: StatusConfiguration
+    /// Hands pushes to the pool after the answer; `nil` when an external gorush delivers.
+    let dispatcher: DeliveryDispatcher?
+    let relay: NwakuRelayAdapter?
+
+    /// Delivers through the external gorush when `status.gorush-url` is set, else through the
+    /// node's pool.
+    public static func make(configuration: StatusConfiguration, context: FrontDoorContext) throws -> StatusFrontDoor? {
+        guard let keyFile = configuration.identityKeyFile else { return nil }
+        let identity = try StatusIdentity(contentsOfFile: keyFile)
+        let pushes: any StatusPushDelivery
+        var dispatcher: DeliveryDispatcher?
+        if let url = configuration.gorushURL {
+            pushes = StatusGorushForwarder(baseURL: url, logger: context.logger)
+        } else if let delivery = context.delivery {
+            let handOver = DeliveryDispatcher(limit: configuration.queueLimit)
+            dispatcher = handOver
+            pushes = StatusPoolDelivery(pool: delivery, dispatcher: handOver, logger: context.logger)
+        } else {
+            throw ConfigurationError(
+                .invalidValue,
+                "the Status front door needs a way to push: configure an app (apps.<app>.apns.* or apps.<app>.fcm.*) or status.gorush-url"
+            )
+        }
+        var serverConfiguration = StatusServer.Configuration()
+        serverConfiguration.deduplicationWindow = configuration.deduplicationWindow
+        let server = StatusServer(
+            identity: identity,
+            registry: context.registry,
+            markers: context.markers,
+            delivery: pushes,
+            configuration: serverConfiguration,
+            metrics: context.metrics,
+            logger: context.logger
+        )
+        try server.joinStoredQueryTopics()
+        let relay = configuration.nwakuURL.map { url in
+            var relay = NwakuRelayAdapter.Configuration(url: url)
+            relay.pubsubTopic = configuration.pubsubTopic
+            return NwakuRelayAdapter(configuration: relay, server: server, logger: context.logger)
+        }
+        return StatusFrontDoor(server: server, configuration: configuration, dispatcher: dispatcher, relay: relay)
+    }
+
+    public func registerRoutes(on router: some RouterMethods<HeraldRequestContext>) {
+        StatusRoutes<HeraldRequestContext>(server: self.server).register(on: router)
+    }
+
+    /// The dispatcher first, then the relay: the relay stops first and its last answers' pushes
+    /// are still drained.
+    public var services: [any Service] {
+        var services: [any Service] = []
+        if let dispatcher = self.dispatcher {
+            services.append(DrainingService(work: { await dispatcher.run() }, finish: { dispatcher.finish() }))
+        }
+        if let relay = self.relay { services.append(NwakuRelayService(adapter: relay)) }
+        return services
+    }
+
+    /// Clients register against the server's key, so operators need it printed.
+    public var summary: FrontDoorSummary {
+        FrontDoorSummary(
+            "front door: Status POST /waku/v1/messages",
+            metadata: [
+                "status.public-key": "0x\(Hex.encode(self.server.identity.publicKey.uncompressedRepresentation))",
+                "status.push-topic": "\(self.server.identity.partitionedTopic)",
+                "status.registration-topic": "\(self.server.identity.personalTopic)",
+                "status.query-topics": "\(self.server.queryTopics.count)",
+                "status.delivery": "\(self.configuration.gorushURL == nil ? "apps" : "external gorush")",
+            ]
+        )
+    }
+}
