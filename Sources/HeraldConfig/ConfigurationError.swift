@@ -1,6 +1,8 @@
+public import HeraldCore
+
 /// Why the configuration was refused. The message names the key and where its value came from,
 /// so an operator can fix it without reading code.
-public struct ConfigurationError: Error, Hashable, CustomStringConvertible {
+public struct ConfigurationError: CodedError {
     public enum Code: String, Sendable {
         case unknownKey = "config.unknown_key"
         case invalidValue = "config.invalid_value"

@@ -49,12 +49,8 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
 
     func push(_ request: Request, context: Context) async throws -> Response {
         let body = try await request.body.collect(upTo: self.configuration.maximumBodySize)
-        let notifications: [GorushNotification]
-        do {
-            notifications = try GorushPushRequest.decode(Array(buffer: body), maximumNotifications: self.configuration.maximumNotifications)
-        } catch {
-            return Self.json(status: .init(code: error.status), .object([("code", .number(Double(error.status))), ("message", .string(error.message))]))
-        }
+        // A refusal renders gorush's own answer through the router.
+        let notifications = try GorushPushRequest.decode(Array(buffer: body), maximumNotifications: self.configuration.maximumNotifications)
         let enabled = notifications.filter { $0.enabledPlatform != nil }
         let counts = enabled.reduce(0) { $0 + $1.targetCount }
         self.statistics.accepted(counts: counts)

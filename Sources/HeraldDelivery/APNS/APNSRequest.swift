@@ -115,9 +115,12 @@ public struct APNSRequest: Sendable {
 }
 
 /// Why a notification was refused before sending, with the APNs reason it would have earned.
-public struct APNSRequestError: Error, Hashable, CustomStringConvertible {
+public struct APNSRequestError: CodedError {
     public let reason: APNSReason
     public let message: String
+
+    /// The APNs reason the request would have earned is the code.
+    public var code: APNSReason { self.reason }
 
     init(_ reason: APNSReason, _ message: String) {
         self.reason = reason

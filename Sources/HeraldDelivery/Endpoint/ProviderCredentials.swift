@@ -1,3 +1,4 @@
+public import HeraldCore
 public import NIOHPACK
 
 /// Where an endpoint gets the `authorization` header of its requests: an APNs provider token or an
@@ -12,16 +13,25 @@ public protocol ProviderCredentials: Sendable {
 
 /// Credentials could not be obtained. A permanent failure (a revoked key, a refused grant) fails
 /// the notification at once; a transient one (the token endpoint unreachable) is retried.
-public struct CredentialsError: Error, Sendable, CustomStringConvertible {
-    public var reason: String
-    public var isPermanent: Bool
-
-    public init(_ reason: String, isPermanent: Bool) {
-        self.reason = reason
-        self.isPermanent = isPermanent
+public struct CredentialsError: CodedError {
+    public enum Code: String, Sendable {
+        /// The key, the service account or the grant is refused for good.
+        case refused = "credentials.refused"
+        /// The token endpoint could not be reached or answered nonsense; later may work.
+        case unavailable = "credentials.unavailable"
     }
 
-    public var description: String { self.reason }
+    public let code: Code
+    public let message: String
+
+    public init(_ reason: String, isPermanent: Bool) {
+        self.code = isPermanent ? .refused : .unavailable
+        self.message = reason
+    }
+
+    public var isPermanent: Bool { self.code == .refused }
+    /// What went wrong, for the push's failure detail.
+    public var reason: String { self.message }
 }
 
 /// What one provider request looks like on the wire and how its answer is decided.

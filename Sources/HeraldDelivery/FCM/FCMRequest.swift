@@ -142,9 +142,16 @@ public struct FCMRequest: Sendable {
 
 /// Why a notification was refused before sending: FCM would have answered `INVALID_ARGUMENT`
 /// about `field`.
-public struct FCMRequestError: Error, Hashable, CustomStringConvertible {
+public struct FCMRequestError: CodedError {
+    public enum Code: String, Sendable {
+        /// What FCM answers such a request.
+        case invalidArgument = "INVALID_ARGUMENT"
+    }
+
     public let field: String
     public let message: String
+
+    public var code: Code { .invalidArgument }
 
     init(_ field: String, _ message: String) {
         self.field = field

@@ -1,3 +1,4 @@
+public import HeraldCore
 public import Foundation
 
 /// The fields of a Google service-account JSON key file that an FCM sender uses (fcm.md §1.1).
@@ -54,8 +55,13 @@ public struct FCMServiceAccount: Sendable, Hashable {
     }
 }
 
-public struct FCMServiceAccountError: Error, Sendable, CustomStringConvertible {
-    public var message: String
+public struct FCMServiceAccountError: CodedError {
+    public enum Code: String, Sendable {
+        case invalid = "fcm.invalid_service_account"
+    }
+
+    public let code = Code.invalid
+    public let message: String
 
     public init(_ message: String) {
         self.message = message

@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 import Foundation
+public import HeraldCore
 public import Logging
 public import NIOCore
 import NIOFoundationCompat
@@ -167,9 +168,16 @@ public struct NwakuRelayAdapter: Sendable {
 }
 
 /// nwaku answered a REST request with an error status.
-public struct NwakuError: Error, CustomStringConvertible {
+public struct NwakuError: CodedError {
+    public enum Code: String, Sendable {
+        case refused = "nwaku.refused"
+    }
+
     public let status: Int
     public let body: String
+
+    public var code: Code { .refused }
+    public var message: String { self.description }
 
     public var description: String { "nwaku answered \(self.status): \(self.body.prefix(200))" }
 }
