@@ -1,14 +1,15 @@
 import HeraldConfig
+public import HeraldFrontDoor
 
 extension HeraldConfiguration {
     /// The configuration reference table of `docs/configuration.md`, generated from `keys`; a test
     /// keeps the document and this list identical.
-    public static func markdownReference() -> String {
+    public static func markdownReference(frontDoors: [any FrontDoor.Type] = HeraldNode.frontDoors) -> String {
         var lines = [
             "| key | environment variable | flag | value | default | description |",
             "|---|---|---|---|---|---|",
         ]
-        for key in Self.keys {
+        for key in Self.keys(frontDoors: frontDoors) {
             let defaultValue = key.defaultValue.map { "`\($0)`" } ?? "unset"
             let secret = key.isSecret ? " Secret: masked in `--print-config` and never logged." : ""
             lines.append(
