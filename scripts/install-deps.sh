@@ -3,7 +3,8 @@
 set -euo pipefail
 
 # protobuf-compiler: the Status vector generator builds its Python message classes with protoc.
-packages=(liblmdb-dev libsecp256k1-dev pkg-config protobuf-compiler)
+# etcd-server: the cluster tests start real etcd members on 127.0.0.1; iproute2: network namespaces.
+packages=(liblmdb-dev libsecp256k1-dev pkg-config protobuf-compiler etcd-server iproute2)
 
 missing=()
 for package in "${packages[@]}"; do

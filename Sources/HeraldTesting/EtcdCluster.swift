@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real etcd members (Debian's `etcd-server`) on 127.0.0.1, for tests: started on free ports in
+/// a directory of the test's, killed and restarted one at a time, stopped at the end.
+public final class EtcdCluster: Sendable {
+    public struct Member: Sendable {
+        public var name: String
+        public var clientPort: Int
+        public var peerPort: Int
+        public var dataDirectory: String
+        public var clientURL: String { "http://127.0.0.1:\(self.clientPort)" }
+    }
+
+    public let members: [Member]
+    private let processes: Mutex<[ChildProcess?]>
+
+    /// `/usr/bin/etcd`, or `ETCD_BINARY`.
+    public static var binary: String { ProcessInfo.processInfo.environment["ETCD_BINARY"] ?? "/usr/bin/etcd" }
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: Self.binary) }
+
+    private init(members: [Member]) {
+        self.members = members
+        self.processes = Mutex(Array(repeating: nil, count: members.count))
+    }
+
+    public var endpoints: [String] { self.members.map(\.clientURL) }
+
+    /// Starts `count` members in `directory` and waits until each serves clients.
+    public static func start(members count: Int = 1, in directory: String) async throws -> EtcdCluster {
+        var members: [Member] = []
+        for index in 1...count {
+            members.append(Member(name: "m\(index)", clientPort: try freePort(), peerPort: try freePort(), dataDirectory: "\(directory)/etcd-m\(index)"))
+        }
+        let cluster = EtcdCluster(members: members)
+        do {
+            for index in members.indices { try cluster.launch(index, state: "new") }
+            for index in members.indices { try await cluster.waitUntilServing(index) }
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        return cluster
+    }
+
+    /// SIGKILLs member `index`.
+    public func kill(_ index: Int) async {
+        let process = self.processes.withLock { processes -> ChildProcess? in
+            defer { processes[index] = nil }
+            return processes[index]
+        }
+        guard let process else { return }
+        process.signal(SIGKILL)
+        _ = try? await process.waitForExit(timeout: .seconds(10))
+    }
+
+    /// Starts member `index` again on its data, as a member of the existing cluster.
+    public func restart(_ index: Int) async throws {
+        try self.launch(index, state: "existing")
+        try await self.waitUntilServing(index)
+    }
+
+    /// Stops every member (SIGKILL: tests keep no etcd data).
+    public func stop() async {
+        for index in self.members.indices { await self.kill(index) }
+    }
+
+    public func output(of index: Int) -> String {
+        self.processes.withLock { $0[index]?.output } ?? ""
+    }
+
+    private func launch(_ index: Int, state: String) throws {
+        let member = self.members[index]
+        let initialCluster = self.members.map { "\($0.name)=http://127.0.0.1:\($0.peerPort)" }.joined(separator: ",")
+        let process = try ChildProcess(
+            executable: Self.binary,
+            arguments: [
+                "--name", member.name, "--data-dir", member.dataDirectory,
+                "--listen-client-urls", member.clientURL, "--advertise-client-urls", member.clientURL,
+                "--listen-peer-urls", "http://127.0.0.1:\(member.peerPort)",
+                "--initial-advertise-peer-urls", "http://127.0.0.1:\(member.peerPort)",
+                "--initial-cluster", initialCluster, "--initial-cluster-state", state,
+                "--initial-cluster-token", "herald-test", "--logger=zap",
+                // A watch that hears nothing for a while is restarted; progress reports keep a
+                // healthy one talking.
+                "--experimental-watch-progress-notify-interval=2s",
+            ]
+        )
+        self.processes.withLock { $0[index] = process }
+    }
+
+    private func waitUntilServing(_ index: Int) async throws {
+        guard let process = self.processes.withLock({ $0[index] }) else { return }
+        let ready = try await process.waitFor(timeout: .seconds(30)) { $0.contains("serving client traffic") ? true : nil }
+        guard ready == true else {
+            throw EtcdStartError(message: "etcd member \(self.members[index].name) did not start: \(process.output.suffix(2000))")
+        }
+    }
+
+    /// A TCP port free on 127.0.0.1 right now (the kernel's pick for port 0).
+    public static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw EtcdStartError(message: "socket: \(errno)") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+        guard bound == 0 else { throw EtcdStartError(message: "bind: \(errno)") }
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        guard named == 0 else { throw EtcdStartError(message: "getsockname: \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+public struct EtcdStartError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { self.message }
+}
