@@ -17,6 +17,12 @@ public struct StoreError: CodedError {
         case locked = "store.locked"
         /// A key or value is too large for LMDB.
         case tooLarge = "store.too_large"
+        /// The append was fenced off: the partition's head moved past what this node has applied
+        /// (another node wrote it, or this node lost ownership). Catch up, check again, retry.
+        case fenced = "store.fenced"
+        /// The replicated log cannot be reached or has no quorum; retry later. Nothing was
+        /// written, or it is unknown whether it was.
+        case unavailable = "store.unavailable"
     }
 
     public let code: Code

@@ -1,11 +1,15 @@
 extension EtcdClient {
-    /// Keys in `[key, rangeEnd)` (or `key` alone), in key order, at the latest revision or at
-    /// `revision`. Linearizable unless `serializable`.
+    /// Keys in `[key, rangeEnd)` (or `key` alone), in key order (or by the revision of their
+    /// last change), at the latest revision or at `revision`. Linearizable unless `serializable`.
     public func range(
         _ key: [UInt8],
         rangeEnd: [UInt8]? = nil,
         revision: Int64? = nil,
         limit: Int64? = nil,
+        minModRevision: Int64? = nil,
+        sortByModRevision: Bool = false,
+        newestFirst: Bool = false,
+        keysOnly: Bool = false,
         serializable: Bool = false
     ) async throws -> EtcdRangeResult {
         let request = EtcdWire.RangeRequest(
@@ -13,7 +17,11 @@ extension EtcdClient {
             range_end: rangeEnd.map(EtcdWire.Bytes.init),
             limit: limit.map(EtcdWire.Int64String.init),
             revision: revision.map(EtcdWire.Int64String.init),
-            serializable: serializable ? true : nil
+            sort_order: sortByModRevision ? (newestFirst ? "DESCEND" : "ASCEND") : nil,
+            sort_target: sortByModRevision ? "MOD" : nil,
+            serializable: serializable ? true : nil,
+            keys_only: keysOnly ? true : nil,
+            min_mod_revision: minModRevision.map(EtcdWire.Int64String.init)
         )
         let response = try await self.call("/v3/kv/range", request, as: EtcdWire.RangeResponse.self, isWrite: false)
         return EtcdRangeResult(

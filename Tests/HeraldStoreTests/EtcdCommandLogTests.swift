@@ -1,0 +1,118 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import HeraldTesting
+import Logging
+import Testing
+
+/// The etcd command log with real etcd: nodes (an LMDB view and a log each) sharing one etcd.
+@Suite struct EtcdCommandLogTests {
+    struct Node {
+        var store: LocalStore
+        var log: EtcdCommandLog
+        var follower: LogFollower
+
+        func catchUp() async throws { try await self.follower.catchUp() }
+    }
+
+    func withNodes<T>(_ count: Int, partitions: Int = 16, _ body: ([Node]) async throws -> T) async throws -> T {
+        try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
+        return try await withTemporaryDirectory { directory in
+            let cluster = try await EtcdCluster.start(members: 1, in: directory)
+            let client = EtcdClient(configuration: .init(endpoints: cluster.endpoints))
+            var nodes: [Node] = []
+            for index in 0..<count {
+                let store = try LocalStore(path: "\(directory)/node\(index)")
+                let view = store.view
+                var configuration = EtcdCommandLog.Configuration()
+                configuration.partitions = partitions
+                let log = EtcdCommandLog(client: client, configuration: configuration, appliedPosition: { try view.appliedPosition() }, logger: Logger(label: "test"))
+                nodes.append(Node(store: store, log: log, follower: LogFollower(log: log, view: view, logger: Logger(label: "test"))))
+            }
+            defer {}
+            do {
+                let result = try await body(nodes)
+                for node in nodes { try await node.store.close() }
+                try await client.shutdown()
+                await cluster.stop()
+                return result
+            } catch {
+                for node in nodes { try? await node.store.close() }
+                try? await client.shutdown()
+                await cluster.stop()
+                throw error
+            }
+        }
+    }
+
+    static func register(subject: Int, installation: Int = 0, version: UInt64 = 1) -> RegistryCommand {
+        let key = SyntheticCommands.key(subject: subject, installation: installation)
+        return .register(Registration(key: key, version: version, device: Device(platform: .apns, token: "token-\(subject)-\(version)")))
+    }
+
+    @Test func appendsThroughOneNodeAreAppliedByEveryNode() async throws {
+        try await withNodes(2) { nodes in
+            let commands = (0..<20).map { Self.register(subject: $0) }
+            let positions = try await nodes[0].log.append(commands)
+            #expect(positions.count == 20)
+            #expect(positions == positions.sorted())
+            for node in nodes { try await node.catchUp() }
+            for node in nodes {
+                #expect(try node.store.view.recordCount() == 20)
+                #expect(try node.store.view.appliedPosition() == positions.max())
+            }
+            let key = SyntheticCommands.key(subject: 7, installation: 0)
+            #expect(try nodes[1].store.view.record(for: key)?.registration?.device.token == "token-7-1")
+        }
+    }
+
+    @Test func aNodeBehindThePartitionIsFencedOffUntilItCatchesUp() async throws {
+        try await withNodes(2) { nodes in
+            try await nodes[0].log.append(Self.register(subject: 1, version: 1))
+            try await nodes[0].catchUp()
+            // Node 1 has applied nothing: its write to the same subject's partition must fail,
+            // whatever it would write.
+            await #expect(throws: StoreError(.fenced, "")) {
+                try await nodes[1].log.append(Self.register(subject: 1, version: 2))
+            }
+            try await nodes[1].catchUp()
+            let position = try await nodes[1].log.append(Self.register(subject: 1, version: 2))
+            // Now node 0 is behind.
+            await #expect(throws: StoreError(.fenced, "")) {
+                try await nodes[0].log.append(Self.register(subject: 1, version: 3))
+            }
+            try await nodes[0].catchUp()
+            #expect(try nodes[0].store.view.appliedPosition() == position)
+            let key = SyntheticCommands.key(subject: 1, installation: 0)
+            #expect(try nodes[0].store.view.record(for: key)?.registration?.version == 2)
+        }
+    }
+
+    @Test func concurrentAppendsToOnePartitionShareTransactions() async throws {
+        try await withNodes(1, partitions: 1) { nodes in
+            let log = nodes[0].log
+            let positions = try await withThrowingTaskGroup(of: LogPosition.self) { group in
+                for subject in 0..<64 {
+                    group.addTask { try await log.append(Self.register(subject: subject)) }
+                }
+                return try await group.reduce(into: [LogPosition]()) { $0.append($1) }
+            }
+            #expect(positions.count == 64)
+            #expect(Set(positions).count < 64, "appends waiting for a transaction go into the next one together")
+            try await nodes[0].catchUp()
+            #expect(try nodes[0].store.view.recordCount() == 64)
+        }
+    }
+
+    @Test func waitForHeadWakesWhenAnotherNodeAppends() async throws {
+        try await withNodes(2) { nodes in
+            let watching = Task { try await nodes[1].log.run() }
+            defer { watching.cancel() }
+            let before = try await nodes[1].log.head()
+            async let woke = nodes[1].log.waitForHead(beyond: before)
+            try await Task.sleep(for: .milliseconds(200))
+            let position = try await nodes[0].log.append(Self.register(subject: 3))
+            #expect(try await woke >= position)
+        }
+    }
+}
