@@ -48,8 +48,8 @@ final class HTTP2ConnectionState: Sendable {
     /// Closes the channel; set once the channel exists.
     private let closeChannel = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
 
-    init(eventLoop: any EventLoop, maximumStreams: Int = StateMachine.maximumStreams) {
-        let machine = StateMachine(maximumStreams: maximumStreams)
+    init(eventLoop: any EventLoop) {
+        let machine = StateMachine()
         self.preface = eventLoop.makePromise()
         self.eventLoop = eventLoop
         self.published = Synchronization.Atomic(StateMachine.pack(machine.snapshot))
