@@ -8,14 +8,27 @@ import Testing
 
 /// The endpoint actor end to end against the strict mock: retries, deadlines, GOAWAY, tokens, overload.
 @Suite struct APNSEndpointTests {
-    func endpoint(_ harness: MockAPNSHarness, configure: (inout APNSEndpoint.Configuration) -> Void = { _ in }) -> APNSEndpoint {
+    func endpoint(
+        _ harness: MockAPNSHarness,
+        clock: any Clock<Duration> = ContinuousClock(),
+        configure: (inout APNSEndpoint.Configuration) -> Void = { _ in }
+    ) -> APNSEndpoint {
         var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
         configuration.backoff = Backoff(initial: .milliseconds(20), multiplier: 2, maximum: .milliseconds(200), jitter: 0)
         // Production's deadline: a first connection on a busy two-core CI machine can take
         // seconds, and tests that are about deadlines set their own.
         configuration.deadline = .seconds(60)
         configure(&configuration)
-        return APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
+        return APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"), clock: clock)
+    }
+
+    /// Moves `clock` past each back-off in turn as the push starts waiting it out.
+    func advance(_ clock: TestClock, through backoffs: [Duration]) async throws {
+        for backoff in backoffs {
+            try await clock.waitForSleepers(1)
+            #expect(clock.nextDeadline == clock.now + backoff)
+            clock.advance(by: backoff)
+        }
     }
 
     @Test func deliveredOnFirstAttempt() async throws {
@@ -31,8 +44,11 @@ import Testing
     @Test func serverErrorIsRetriedThenDelivered() async throws {
         try await MockAPNSHarness.with { harness in
             harness.mock.failNext(2, status: 500, reason: "InternalServerError")
-            let endpoint = endpoint(harness)
-            let outcome2 = try await endpoint.send(MockAPNSHarness.notification())
+            let clock = TestClock()
+            let endpoint = endpoint(harness, clock: clock)
+            let sending = Task { try await endpoint.send(MockAPNSHarness.notification()) }
+            try await advance(clock, through: [.milliseconds(20), .milliseconds(40)])
+            let outcome2 = try await sending.value
             #expect(outcome2 == .delivered)
             #expect(harness.mock.requestCount == 3)
             #expect(harness.mock.accepted.count == 1)
@@ -43,11 +59,15 @@ import Testing
     @Test func retryAfterIsHonoured() async throws {
         try await MockAPNSHarness.with { harness in
             harness.mock.failNext(1, status: 429, reason: "TooManyRequests", retryAfterSeconds: 1)
-            let endpoint = endpoint(harness)
-            let start = ContinuousClock.now
-            let outcome3 = try await endpoint.send(MockAPNSHarness.notification())
+            let clock = TestClock()
+            let endpoint = endpoint(harness, clock: clock)
+            let start = clock.now
+            let sending = Task { try await endpoint.send(MockAPNSHarness.notification()) }
+            try await clock.waitForSleepers(1)
+            clock.advance(to: try #require(clock.nextDeadline))
+            let outcome3 = try await sending.value
             #expect(outcome3 == .delivered)
-            #expect(ContinuousClock.now - start >= .seconds(1))
+            #expect(clock.now - start >= .seconds(1))
             await endpoint.shutdown()
         }
     }
@@ -96,8 +116,12 @@ import Testing
     @Test func retriesStopAtTheAttemptLimit() async throws {
         try await MockAPNSHarness.with { harness in
             harness.mock.failNext(100, status: 503, reason: "ServiceUnavailable")
-            let endpoint = endpoint(harness) { $0.maximumAttempts = 3 }
-            let outcome = try await endpoint.send(MockAPNSHarness.notification())
+            let clock = TestClock()
+            let endpoint = endpoint(harness, clock: clock) { $0.maximumAttempts = 3 }
+            let sending = Task { try await endpoint.send(MockAPNSHarness.notification()) }
+            // No back-off after the last attempt.
+            try await advance(clock, through: [.milliseconds(20), .milliseconds(40)])
+            let outcome = try await sending.value
             #expect(outcome == .failed(DeliveryFailure(.retriesExhausted, "gave up after 3 attempts: ServiceUnavailable")))
             #expect(harness.mock.requestCount == 3)
             await endpoint.shutdown()

@@ -1,15 +1,21 @@
 import Crypto
 import Foundation
+import HeraldTesting
 import Synchronization
 import Testing
 
 @testable import HeraldDelivery
 
 @Suite struct APNSTokenManagerTests {
+    /// Wall time (the token's `iat`) and the manager's clock (its age), moved together.
     final class FakeTime: Sendable {
         let seconds = Mutex<TimeInterval>(1_700_000_000.75)
+        let clock = TestClock()
         var now: Date { Date(timeIntervalSince1970: self.seconds.withLock { $0 }) }
-        func advance(minutes: Double) { self.seconds.withLock { $0 += minutes * 60 } }
+        func advance(minutes: Double) {
+            self.seconds.withLock { $0 += minutes * 60 }
+            self.clock.advance(by: .seconds(minutes * 60))
+        }
     }
 
     let key = P256.Signing.PrivateKey()
@@ -19,7 +25,7 @@ import Testing
 
     @Test func tokenIsAnES256JWTOverTeamAndWholeSecondIssueTime() async throws {
         let time = FakeTime()
-        let manager = try APNSTokenManager(credentials: credentials, now: { time.now })
+        let manager = try APNSTokenManager(credentials: credentials, clock: time.clock, now: { time.now })
         let token = try await manager.token()
         let parts = token.split(separator: ".").map(String.init)
         try #require(parts.count == 3)
@@ -36,7 +42,7 @@ import Testing
 
     @Test func tokenIsReusedForFiftyMinutesThenReminted() async throws {
         let time = FakeTime()
-        let manager = try APNSTokenManager(credentials: credentials, now: { time.now })
+        let manager = try APNSTokenManager(credentials: credentials, clock: time.clock, now: { time.now })
         let first = try await manager.token()
         time.advance(minutes: 49)
         #expect(try await manager.token() == first)
@@ -47,7 +53,7 @@ import Testing
 
     @Test func rejectionYoungerThanTwentyMinutesKeepsTheToken() async throws {
         let time = FakeTime()
-        let manager = try APNSTokenManager(credentials: credentials, now: { time.now })
+        let manager = try APNSTokenManager(credentials: credentials, clock: time.clock, now: { time.now })
         let first = try await manager.token()
         time.advance(minutes: 5)
         #expect(try await manager.tokenRejected(first) == first)

@@ -86,10 +86,17 @@ import Testing
     }
 
     @Test func retriesUnavailableAndInternalThenDelivers() async throws {
-        try await MockFCMHarness.with { harness in
+        try await MockFCMHarness.with(retriesOnTestClock: true) { harness in
             harness.mock.failNext(1, .unavailable(retryAfter: nil))
             harness.mock.failNext(1, .internal)
-            let outcome = try await harness.send(MockFCMHarness.notification())
+            let sending = Task { try await harness.send(MockFCMHarness.notification()) }
+            // The harness's back-off: 20 ms after the first answer, 40 ms after the second.
+            for backoff in [20, 40] {
+                try await harness.clock.waitForSleepers(1)
+                #expect(harness.clock.nextDeadline == harness.clock.now + .milliseconds(backoff))
+                harness.clock.advance(by: .milliseconds(backoff))
+            }
+            let outcome = try await sending.value
             #expect(outcome == .delivered)
             #expect(harness.mock.sendRequestCount == 3)
             #expect(harness.mock.acceptedCount == 1)
@@ -98,7 +105,7 @@ import Testing
 
     @Test(arguments: ["1", "HTTP-date"])
     func honoursRetryAfter(form: String) async throws {
-        try await MockFCMHarness.with { harness in
+        try await MockFCMHarness.with(retriesOnTestClock: true) { harness in
             let value: String
             if form == "HTTP-date" {
                 let formatter = DateFormatter()
@@ -110,11 +117,17 @@ import Testing
                 value = form
             }
             harness.mock.failNext(1, .unavailable(retryAfter: value))
-            let start = ContinuousClock.now
-            let outcome = try await harness.send(MockFCMHarness.notification())
+            let start = harness.clock.now
+            let realStart = ContinuousClock.now
+            let sending = Task { try await harness.send(MockFCMHarness.notification()) }
+            try await harness.clock.waitForSleepers(1)
+            // Connecting and the first attempt take real time, which an HTTP-date counts too.
+            let beforeBackOff = ContinuousClock.now - realStart
+            harness.clock.advance(to: try #require(harness.clock.nextDeadline))
+            let outcome = try await sending.value
             #expect(outcome == .delivered)
             // The back-off alone would be 20 ms; the provider asked for about a second or more.
-            #expect(ContinuousClock.now - start >= .milliseconds(900))
+            #expect(beforeBackOff + (harness.clock.now - start) >= .milliseconds(900))
         }
     }
 
@@ -149,11 +162,11 @@ import Testing
 
     @Test func refreshesAtEightyPercentOfTheTokenLifetime() async throws {
         try await MockFCMHarness.with { harness in
-            // 8 s, renewed after 6.4 s: the second send at 6.7 s leaves 1.3 s before expiry, room
-            // for a loaded machine (a 2 s lifetime left 0.3 s and failed under a parallel suite).
+            // 8 s, renewed after 6.4 s on the token manager's clock: the second send at 6.7 s
+            // comes 1.3 s before expiry.
             harness.mock.setAccessTokenLifetime(seconds: 8)
             try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
-            try await Task.sleep(for: .milliseconds(6700))
+            harness.clock.advance(by: .milliseconds(6700))
             try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
             #expect(harness.mock.accessTokensIssued == 2)
             // No send was refused on the way: the token was renewed before it expired.

@@ -16,10 +16,16 @@ struct MockAPNSHarness {
     static let teamID = "DEF123GHIJ"
     static let topic = "im.herald.app"
 
+    /// Wall time as the mock and the token's `iat` see it, and the token manager's clock,
+    /// moved together.
     final class Clock: Sendable {
         let seconds = Mutex<TimeInterval>(Date().timeIntervalSince1970)
+        let tokens = TestClock()
         var now: Date { Date(timeIntervalSince1970: self.seconds.withLock { $0 }) }
-        func advance(minutes: Double) { self.seconds.withLock { $0 += minutes * 60 } }
+        func advance(minutes: Double) {
+            self.seconds.withLock { $0 += minutes * 60 }
+            self.tokens.advance(by: .seconds(minutes * 60))
+        }
     }
 
     let mock: MockAPNS
@@ -44,6 +50,7 @@ struct MockAPNSHarness {
             key: key,
             tokens: try APNSTokenManager(
                 credentials: .init(keyID: keyID, teamID: teamID, privateKeyPEM: key.pemRepresentation),
+                clock: clock.tokens,
                 now: { clock.now }
             ),
             clock: clock,

@@ -8,16 +8,20 @@ import NIOPosix
 @testable import HeraldDelivery
 
 /// A mock FCM with one service account, and an `FCMEndpoint` that talks to it over real TLS and
-/// HTTP/2 on 127.0.0.1, its token manager included.
+/// HTTP/2 on 127.0.0.1, its token manager included. The token manager renews on `clock`, which
+/// only the test moves; with `retriesOnTestClock` the endpoint's back-off and deadlines run on it
+/// too.
 struct MockFCMHarness {
     let mock: MockFCM
     let account: TestServiceAccount
     let endpoint: FCMEndpoint
     let group: MultiThreadedEventLoopGroup
+    let clock: TestClock
 
     static func with<T>(
         configure: (inout FCMEndpoint.Configuration) -> Void = { _ in },
         signingAccount: TestServiceAccount? = nil,
+        retriesOnTestClock: Bool = false,
         _ body: (MockFCMHarness) async throws -> T
     ) async throws -> T {
         let account = try TestServiceAccount(projectID: "herald-fcm")
@@ -25,7 +29,8 @@ struct MockFCMHarness {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let signer = signingAccount ?? account
         let serviceAccount = try FCMServiceAccount(json: Data(signer.json(tokenURI: mock.tokenURI).utf8))
-        let tokens = try FCMTokenManager(serviceAccount: serviceAccount, trustRootsPEM: [mock.certificatePEM], group: group)
+        let clock = TestClock()
+        let tokens = try FCMTokenManager(serviceAccount: serviceAccount, trustRootsPEM: [mock.certificatePEM], group: group, clock: clock)
         var configuration = FCMEndpoint.Configuration(
             projectID: account.projectID,
             host: "127.0.0.1",
@@ -35,8 +40,14 @@ struct MockFCMHarness {
         )
         configuration.backoff = Backoff(initial: .milliseconds(20), multiplier: 2, maximum: .milliseconds(200), jitter: 0)
         configure(&configuration)
-        let endpoint = FCMEndpoint(configuration: configuration, tokens: tokens, group: group, logger: Logger(label: "test"))
-        let harness = MockFCMHarness(mock: mock, account: account, endpoint: endpoint, group: group)
+        let endpoint = FCMEndpoint(
+            configuration: configuration,
+            tokens: tokens,
+            group: group,
+            logger: Logger(label: "test"),
+            clock: retriesOnTestClock ? clock : ContinuousClock()
+        )
+        let harness = MockFCMHarness(mock: mock, account: account, endpoint: endpoint, group: group, clock: clock)
         do {
             let result = try await body(harness)
             await endpoint.shutdown()

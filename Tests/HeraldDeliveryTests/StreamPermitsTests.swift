@@ -1,114 +1,164 @@
+import NIOCore
+import NIOEmbedded
 import Synchronization
 import Testing
 
 @testable import HeraldDelivery
 
+/// Stream permits as requests see them: `HTTP2ConnectionState`'s queue, its limit set by the
+/// peer's SETTINGS, its deadlines on a testing event loop's clock.
 @Suite struct StreamPermitsTests {
     final class Order: Sendable {
         let values = Mutex<[Int]>([])
     }
 
+    /// Runs `body` with a connection whose peer allows `limit` streams (with `nil` it has not
+    /// said yet, so none), then closes it and stops its loop.
+    static func withPermits(
+        limit: Int?,
+        _ body: (HTTP2ConnectionState, NIOAsyncTestingEventLoop) async throws -> Void
+    ) async throws {
+        let loop = NIOAsyncTestingEventLoop()
+        let permits = HTTP2ConnectionState(eventLoop: loop)
+        if let limit { permits.settingsReceived(maxConcurrentStreams: limit) }
+        func finish() async {
+            // Completes the preface promise if SETTINGS never came (NIO traps on a dropped
+            // promise). Completions from off the loop run as loop tasks: they must run before the
+            // shutdown, which cancels tasks that reach the loop after it began.
+            permits.closed(because: "test over")
+            await loop.run()
+            await loop.shutdownGracefully()
+        }
+        do {
+            try await body(permits, loop)
+        } catch {
+            await finish()
+            throw error
+        }
+        await finish()
+    }
+
     @Test func permitsUpToTheLimitAreImmediate() async throws {
-        let permits = StreamPermits(limit: 2)
-        try await permits.acquire()
-        try await permits.acquire()
-        #expect(permits.inUse == 2)
-        permits.release()
-        #expect(permits.inUse == 1)
+        try await Self.withPermits(limit: 2) { permits, _ in
+            try await permits.acquire()
+            try await permits.acquire()
+            #expect(permits.openStreams == 2)
+            permits.release()
+            #expect(permits.openStreams == 1)
+        }
     }
 
     @Test func waitersAreAdmittedInOrderAsPermitsFree() async throws {
-        let permits = StreamPermits(limit: 1)
-        try await permits.acquire()
-        let order = Order()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<3 {
-                group.addTask {
-                    try await permits.acquire()
-                    order.values.withLock { $0.append(index) }
-                    permits.release()
+        try await Self.withPermits(limit: 1) { permits, _ in
+            try await permits.acquire()
+            let order = Order()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<3 {
+                    group.addTask {
+                        try await permits.acquire()
+                        order.values.withLock { $0.append(index) }
+                        permits.release()
+                    }
+                    // Park each waiter before the next, so arrival order is known.
+                    try await Self.eventually { permits.waiting == index + 1 }
                 }
-                // Park each waiter before the next, so arrival order is known.
-                try await Self.eventually { permits.waiting == index + 1 }
+                permits.release()
+                try await group.waitForAll()
             }
-            permits.release()
-            try await group.waitForAll()
+            #expect(order.values.withLock { $0 } == [0, 1, 2])
+            #expect(permits.openStreams == 0)
         }
-        #expect(order.values.withLock { $0 } == [0, 1, 2])
-        #expect(permits.inUse == 0)
     }
 
     @Test func raisingTheLimitAdmitsWaitersAndLoweringItLetsOpenStreamsFinish() async throws {
-        let permits = StreamPermits(limit: 0)
-        let waiters = Task {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<3 { group.addTask { try await permits.acquire() } }
-                try await group.waitForAll()
+        try await Self.withPermits(limit: nil) { permits, _ in
+            let waiters = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<3 { group.addTask { try await permits.acquire() } }
+                    try await group.waitForAll()
+                }
             }
+            try await Self.eventually { permits.waiting == 3 }
+            permits.settingsReceived(maxConcurrentStreams: 3)
+            try await waiters.value
+            #expect(permits.openStreams == 3)
+            permits.settingsReceived(maxConcurrentStreams: 1)
+            #expect(permits.openStreams == 3, "lowering never takes back open streams")
+            permits.release()
+            permits.release()
+            let late = Task { try await permits.acquire() }
+            try await Self.eventually { permits.waiting == 1 }
+            permits.release()
+            try await late.value
+            #expect(permits.openStreams == 1)
         }
-        try await Self.eventually { permits.waiting == 3 }
-        permits.setLimit(3)
-        try await waiters.value
-        #expect(permits.inUse == 3)
-        permits.setLimit(1)
-        #expect(permits.inUse == 3, "lowering never takes back open streams")
-        permits.release()
-        permits.release()
-        let late = Task { try await permits.acquire() }
-        try await Self.eventually { permits.waiting == 1 }
-        permits.release()
-        try await late.value
-        #expect(permits.inUse == 1)
     }
 
     @Test func failureWakesEveryWaiterAndRefusesLaterOnes() async throws {
-        let permits = StreamPermits(limit: 0)
-        let waiter = Task { try await permits.acquire() }
-        try await Self.eventually { permits.waiting == 1 }
-        permits.fail(HTTP2ConnectionError(.goingAway, "test"))
-        await #expect(throws: HTTP2ConnectionError(.goingAway, "")) { try await waiter.value }
-        await #expect(throws: HTTP2ConnectionError(.goingAway, "")) { try await permits.acquire() }
+        try await Self.withPermits(limit: nil) { permits, _ in
+            let waiter = Task { try await permits.acquire() }
+            try await Self.eventually { permits.waiting == 1 }
+            permits.retire(reason: "test")
+            await #expect(throws: HTTP2ConnectionError(.goingAway, "")) { try await waiter.value }
+            await #expect(throws: HTTP2ConnectionError(.goingAway, "")) { try await permits.acquire() }
+        }
     }
 
     @Test func cancelledWaiterLeavesWithoutTakingAPermit() async throws {
-        let permits = StreamPermits(limit: 0)
-        let waiter = Task { try await permits.acquire() }
-        try await Self.eventually { permits.waiting == 1 }
-        waiter.cancel()
-        await #expect(throws: CancellationError.self) { try await waiter.value }
-        #expect(permits.waiting == 0)
-        permits.setLimit(1)
-        #expect(permits.inUse == 0)
+        try await Self.withPermits(limit: nil) { permits, _ in
+            let waiter = Task { try await permits.acquire() }
+            try await Self.eventually { permits.waiting == 1 }
+            waiter.cancel()
+            await #expect(throws: CancellationError.self) { try await waiter.value }
+            #expect(permits.waiting == 0)
+            permits.settingsReceived(maxConcurrentStreams: 1)
+            #expect(permits.openStreams == 0)
+        }
     }
 
-    static func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<1000 where !condition() {
-            try await Task.sleep(for: .milliseconds(2))
+    /// Waits, without sleeping, for another task to reach a state; gives up after ten seconds of
+    /// a machine too busy to run it.
+    static func eventually(_ condition: () async -> Bool) async throws {
+        let giveUp = ContinuousClock.now + .seconds(10)
+        while await !condition(), ContinuousClock.now < giveUp {
+            await Task.yield()
         }
-        #expect(condition())
+        #expect(await condition())
     }
 }
 
 @Suite struct StreamPermitDeadlineTests {
     @Test func waiterPastItsDeadlineTimesOutAndLeavesTheQueue() async throws {
-        let permits = StreamPermits(limit: 0)
-        let start = ContinuousClock.now
-        await #expect(throws: HTTP2ConnectionError(.timedOut, "")) {
-            try await permits.acquire(deadline: .now + .milliseconds(50))
+        try await StreamPermitsTests.withPermits(limit: nil) { permits, loop in
+            let start = loop.now
+            let waiter = Task { try await permits.acquire(deadline: start + .milliseconds(50)) }
+            try await StreamPermitsTests.eventually { permits.waiting == 1 }
+            await loop.advanceTime(by: .milliseconds(49))
+            #expect(permits.waiting == 1, "still waiting just before its deadline")
+            await loop.advanceTime(to: start + .milliseconds(50))
+            // The waiting task sets the timer right after it queued: the timer may reach the loop
+            // after the clock moved, and then runs on the loop's next turn.
+            try await StreamPermitsTests.eventually {
+                await loop.run()
+                return permits.waiting == 0
+            }
+            await #expect(throws: HTTP2ConnectionError(.timedOut, "")) { try await waiter.value }
+            #expect(loop.now - start >= .milliseconds(50))
+            #expect(permits.waiting == 0)
+            permits.settingsReceived(maxConcurrentStreams: 1)
+            #expect(permits.openStreams == 0, "a timed-out waiter must not take the permit later")
         }
-        #expect(ContinuousClock.now - start >= .milliseconds(50))
-        #expect(permits.waiting == 0)
-        permits.setLimit(1)
-        #expect(permits.inUse == 0, "a timed-out waiter must not take the permit later")
     }
 
     @Test func admittedWaiterIsNotFailedByItsTimer() async throws {
-        let permits = StreamPermits(limit: 0)
-        let waiter = Task { try await permits.acquire(deadline: .now + .milliseconds(200)) }
-        try await StreamPermitsTests.eventually { permits.waiting == 1 }
-        permits.setLimit(1)
-        try await waiter.value
-        try await Task.sleep(for: .milliseconds(250))
-        #expect(permits.inUse == 1)
+        try await StreamPermitsTests.withPermits(limit: nil) { permits, loop in
+            let waiter = Task { try await permits.acquire(deadline: loop.now + .milliseconds(200)) }
+            try await StreamPermitsTests.eventually { permits.waiting == 1 }
+            permits.settingsReceived(maxConcurrentStreams: 1)
+            try await waiter.value
+            await loop.advanceTime(by: .milliseconds(250))
+            await loop.run()
+            #expect(permits.openStreams == 1)
+        }
     }
 }

@@ -29,10 +29,23 @@ public struct APNSEndpoint: Sendable {
     private let endpoint: ProviderEndpoint
 
     /// `tokens` is `nil` with certificate authentication (the client certificate is in
-    /// `configuration.endpoint`).
-    public init(configuration: Configuration, tokens: APNSTokenManager?, group: any EventLoopGroup, logger: Logger) {
+    /// `configuration.endpoint`). `clock` times deadlines and back-off.
+    public init(
+        configuration: Configuration,
+        tokens: APNSTokenManager?,
+        group: any EventLoopGroup,
+        logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.configuration = configuration
-        self.endpoint = ProviderEndpoint(provider: "APNs", configuration: configuration.endpoint, credentials: tokens, group: group, logger: logger)
+        self.endpoint = ProviderEndpoint(
+            provider: "APNs",
+            configuration: configuration.endpoint,
+            credentials: tokens,
+            group: group,
+            logger: logger,
+            clock: clock
+        )
     }
 
     /// Notifications admitted and not yet finished.

@@ -8,6 +8,9 @@ import Synchronization
 /// APNs refuses tokens older than an hour and answers `TooManyProviderTokenUpdates` when a token
 /// changes more than once in 20 minutes, so a token is re-minted at 50 minutes and never before
 /// 20, even when APNs claims it expired.
+///
+/// A token's age is measured on an injected clock (a test clock in tests); its `iat` is wall
+/// time, which APNs compares with its own.
 public actor APNSTokenManager {
     public struct Credentials: Sendable, Hashable {
         /// The 10-character Key ID of the `.p8` key.
@@ -30,28 +33,38 @@ public actor APNSTokenManager {
     private struct Token {
         var value: String
         var issuedAt: Date
+        /// When it was minted on `clock`: its age, unmoved by changes to the wall clock.
+        var mintedAt: DeliveryClock.Instant
     }
 
     public nonisolated let credentials: Credentials
     private let keys: JWTKeyCollection
+    private nonisolated let clock: DeliveryClock
     private let now: @Sendable () -> Date
     private let onMint: (@Sendable () -> Void)?
     private var current: Token?
     /// The current `authorization` value and until when to use it, readable without entering
     /// the actor: every push needs it.
-    private nonisolated let cached = Mutex<(value: String, until: Date)?>(nil)
+    private nonisolated let cached = Mutex<(value: String, until: DeliveryClock.Instant)?>(nil)
     private var minting: Task<Token, any Error>?
     /// Parsed in `init` so a bad key fails at start-up; added to `keys` (an actor) at first use.
     private var pendingKey: ES256PrivateKey?
     /// Tokens minted so far, for the `token refreshes` metric and tests.
     public private(set) var mintCount = 0
 
-    /// Fails when the key is not a P-256 private key in PEM form. `onMint` is told of every new
-    /// token (the token-refresh metric).
-    public init(credentials: Credentials, now: @escaping @Sendable () -> Date = Date.init, onMint: (@Sendable () -> Void)? = nil) throws {
+    /// Fails when the key is not a P-256 private key in PEM form. `clock` times the token's
+    /// renewal, `now` gives its `iat`; `onMint` is told of every new token (the token-refresh
+    /// metric).
+    public init(
+        credentials: Credentials,
+        clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = Date.init,
+        onMint: (@Sendable () -> Void)? = nil
+    ) throws {
         let key = try ES256PrivateKey(pem: credentials.privateKeyPEM)
         self.credentials = credentials
         self.keys = JWTKeyCollection()
+        self.clock = DeliveryClock(clock)
         self.now = now
         self.onMint = onMint
         self.pendingKey = key
@@ -59,7 +72,7 @@ public actor APNSTokenManager {
 
     /// The current token, minted first when there is none or it is 50 minutes old.
     public func token() async throws -> String {
-        if let current = self.current, self.now().timeIntervalSince(current.issuedAt) < Self.refreshAge {
+        if let current = self.current, self.clock.now - current.mintedAt < .seconds(Self.refreshAge) {
             return current.value
         }
         return try await self.mint().value
@@ -69,7 +82,7 @@ public actor APNSTokenManager {
     /// the current one is younger than 20 minutes (then the clocks disagree, and churning tokens
     /// would only earn `TooManyProviderTokenUpdates`).
     public func tokenRejected(_ rejected: String) async throws -> String {
-        if let current = self.current, current.value != rejected || self.now().timeIntervalSince(current.issuedAt) < Self.minimumAge {
+        if let current = self.current, current.value != rejected || self.clock.now - current.mintedAt < .seconds(Self.minimumAge) {
             return current.value
         }
         return try await self.mint().value
@@ -83,7 +96,7 @@ public actor APNSTokenManager {
         defer { self.minting = nil }
         let token = try await task.value
         self.current = token
-        self.cached.withLock { $0 = ("bearer " + token.value, token.issuedAt.addingTimeInterval(Self.refreshAge)) }
+        self.cached.withLock { $0 = ("bearer " + token.value, token.mintedAt + .seconds(Self.refreshAge)) }
         self.mintCount += 1
         self.onMint?()
         return token
@@ -94,11 +107,12 @@ public actor APNSTokenManager {
             await self.keys.add(ecdsa: key, kid: JWKIdentifier(string: self.credentials.keyID))
             self.pendingKey = nil
         }
+        let mintedAt = self.clock.now
         // Whole seconds: APNs documents `iat` as an integer, and jwt-kit would otherwise write a fraction.
         let issuedAt = Date(timeIntervalSince1970: self.now().timeIntervalSince1970.rounded(.down))
         let claims = APNSProviderClaims(iss: IssuerClaim(value: self.credentials.teamID), iat: IssuedAtClaim(value: issuedAt))
         let value = try await self.keys.sign(claims, kid: JWKIdentifier(string: self.credentials.keyID))
-        return Token(value: value, issuedAt: issuedAt)
+        return Token(value: value, issuedAt: issuedAt, mintedAt: mintedAt)
     }
 }
 
@@ -112,7 +126,7 @@ struct APNSProviderClaims: JWTPayload {
 
 extension APNSTokenManager: ProviderCredentials {
     public nonisolated func authorization() async throws(CredentialsError) -> String {
-        if let cached = self.cached.withLock({ $0 }), self.now() < cached.until { return cached.value }
+        if let cached = self.cached.withLock({ $0 }), self.clock.now < cached.until { return cached.value }
         return try await self.mintedAuthorization()
     }
 

@@ -46,11 +46,13 @@ public actor ProviderEndpoint {
     private let credentials: (any ProviderCredentials)?
     private let group: any EventLoopGroup
     private let logger: Logger
+    /// Deadlines and back-off; a test clock in tests.
+    private nonisolated let clock: DeliveryClock
     private var connections: [HTTP2Connection] = []
     private var connecting: Task<HTTP2Connection, any Error>?
     private var connectFailures = 0
     private var lastConnectError: String?
-    private var nextConnectAt = ContinuousClock.now
+    private var nextConnectAt: DeliveryClock.Instant
     private var isShuttingDown = false
     /// What every push reads: admission and the open connections, outside the actor so a push
     /// that finds a free stream never waits for it.
@@ -69,13 +71,17 @@ public actor ProviderEndpoint {
         configuration: Configuration,
         credentials: (any ProviderCredentials)?,
         group: any EventLoopGroup,
-        logger: Logger
+        logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.provider = provider
         self.configuration = configuration
         self.credentials = credentials
         self.group = group
         self.logger = logger
+        let clock = DeliveryClock(clock)
+        self.clock = clock
+        self.nextConnectAt = clock.now
     }
 
     /// Notifications admitted and not yet finished.
@@ -125,7 +131,7 @@ public actor ProviderEndpoint {
 
     /// Attempts until an outcome, the attempt limit or the deadline.
     private nonisolated func deliver(_ request: some ProviderRequest) async -> DeliveryOutcome {
-        let deadline = ContinuousClock.now + self.configuration.deadline
+        let deadline = self.clock.now + self.configuration.deadline
         var attempt = 0
         var lastReason = "no attempt"
         var refreshedCredentials = false
@@ -139,7 +145,7 @@ public actor ProviderEndpoint {
                 let connection = try await self.anyConnection(before: deadline)
                 used = connection
                 authorization = try await self.credentials?.authorization()
-                let remaining = deadline - ContinuousClock.now
+                let remaining = deadline - self.clock.now
                 guard remaining > .zero else {
                     return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt - 1) attempts: \(lastReason)"))
                 }
@@ -196,12 +202,12 @@ public actor ProviderEndpoint {
                 let delay =
                     preparation != .none && after == nil
                     ? Duration.zero : self.configuration.backoff.delay(afterAttempt: attempt, retryAfter: after, using: &random)
-                guard ContinuousClock.now + delay < deadline else {
+                guard self.clock.now + delay < deadline else {
                     return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt) attempts: \(reason)"))
                 }
                 if delay > .zero {
                     do {
-                        try await Task.sleep(for: delay)
+                        try await self.clock.sleep(for: delay)
                     } catch {
                         return .failed(DeliveryFailure(.cancelled, "cancelled after \(attempt) attempts"))
                     }
@@ -218,7 +224,7 @@ public actor ProviderEndpoint {
     /// An open connection with a free stream, read without entering the actor: the one on the
     /// event loop this task runs on (no thread hop to send, none to resume), else the least busy.
     /// The actor decides only when there is none (opening, queueing, waiting out a back-off).
-    private nonisolated func anyConnection(before deadline: ContinuousClock.Instant) async throws -> HTTP2Connection {
+    private nonisolated func anyConnection(before deadline: DeliveryClock.Instant) async throws -> HTTP2Connection {
         let (free, open) = self.fast.connections.withLock { connections -> (HTTP2Connection?, Int) in
             var best: HTTP2Connection?
             for connection in connections where connection.isUsable && connection.openStreams < connection.maxConcurrentStreams {
@@ -245,7 +251,7 @@ public actor ProviderEndpoint {
     private func openMissingConnections() async {
         while !self.isShuttingDown, self.connections.filter(\.isUsable).count < self.configuration.connections {
             if self.connecting == nil {
-                guard ContinuousClock.now >= self.nextConnectAt else { return }
+                guard self.clock.now >= self.nextConnectAt else { return }
                 self.startConnecting()
             }
             guard let connecting = self.connecting, (try? await connecting.value) != nil else { return }
@@ -254,7 +260,7 @@ public actor ProviderEndpoint {
 
     /// A usable connection with a free stream if there is one, else the least busy, opening
     /// connections up to the configured number as needed.
-    private func connection(before deadline: ContinuousClock.Instant) async throws -> HTTP2Connection {
+    private func connection(before deadline: DeliveryClock.Instant) async throws -> HTTP2Connection {
         while true {
             guard !self.isShuttingDown else { throw self.shuttingDownError }
             self.connections.removeAll { !$0.isUsable }
@@ -263,7 +269,7 @@ public actor ProviderEndpoint {
             if let free = usable.filter({ $0.openStreams < $0.maxConcurrentStreams }).min(by: { $0.openStreams < $1.openStreams }) {
                 return free
             }
-            if usable.count < self.configuration.connections, self.connecting == nil, ContinuousClock.now >= self.nextConnectAt {
+            if usable.count < self.configuration.connections, self.connecting == nil, self.clock.now >= self.nextConnectAt {
                 self.startConnecting()
             }
             // Every connection is at its stream limit: queue on the least busy one (its permits
@@ -278,7 +284,7 @@ public actor ProviderEndpoint {
             guard self.nextConnectAt < deadline else {
                 throw DeadlineExceeded(reason: self.lastConnectError.map { "cannot connect: \($0)" } ?? "no connection")
             }
-            try await Task.sleep(until: self.nextConnectAt, clock: .continuous)
+            try await Task.sleep(until: self.nextConnectAt, clock: self.clock)
         }
     }
 
@@ -325,7 +331,7 @@ public actor ProviderEndpoint {
         self.connectFailures += 1
         self.lastConnectError = "\(error)"
         let delay = self.configuration.backoff.delay(afterAttempt: self.connectFailures)
-        self.nextConnectAt = ContinuousClock.now + delay
+        self.nextConnectAt = self.clock.now + delay
         self.logger.warning(
             "cannot connect to \(self.provider)",
             metadata: ["provider.host": "\(self.configuration.host)", "error": "\(error)", "retry.in": "\(delay)"]

@@ -29,10 +29,24 @@ public struct FCMEndpoint: Sendable {
     public let tokens: FCMTokenManager
     private let endpoint: ProviderEndpoint
 
-    public init(configuration: Configuration, tokens: FCMTokenManager, group: any EventLoopGroup, logger: Logger) {
+    /// `clock` times deadlines and back-off.
+    public init(
+        configuration: Configuration,
+        tokens: FCMTokenManager,
+        group: any EventLoopGroup,
+        logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.configuration = configuration
         self.tokens = tokens
-        self.endpoint = ProviderEndpoint(provider: "FCM", configuration: configuration.endpoint, credentials: tokens, group: group, logger: logger)
+        self.endpoint = ProviderEndpoint(
+            provider: "FCM",
+            configuration: configuration.endpoint,
+            credentials: tokens,
+            group: group,
+            logger: logger,
+            clock: clock
+        )
     }
 
     /// Notifications admitted and not yet finished.

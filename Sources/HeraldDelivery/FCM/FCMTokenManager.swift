@@ -10,6 +10,9 @@ import Synchronization
 /// Gets and caches the OAuth 2.0 access token of one service account (fcm.md §1): an RS256 JWT
 /// assertion exchanged at the token endpoint, shared by every connection of the project, renewed
 /// at 80 % of its lifetime and when FCM answers a bare `401 UNAUTHENTICATED`.
+///
+/// Lifetimes are measured on an injected clock (a test clock in tests); the assertion's `iat` and
+/// `exp` are wall time, which Google compares with its own.
 public actor FCMTokenManager {
     public static let scope = "https://www.googleapis.com/auth/firebase.messaging"
     /// Google caps an assertion's lifetime at an hour.
@@ -20,8 +23,8 @@ public actor FCMTokenManager {
 
     private struct Token {
         var value: String
-        var refreshAt: Date
-        var expiresAt: Date
+        var refreshAt: DeliveryClock.Instant
+        var expiresAt: DeliveryClock.Instant
     }
 
     /// How long a refused grant is answered from memory, so a revoked key does not send every
@@ -35,15 +38,16 @@ public actor FCMTokenManager {
     private let clientConfiguration: HTTPClient.Configuration
     private let group: any EventLoopGroup
     private let requestTimeout: TimeAmount
+    private nonisolated let clock: DeliveryClock
     private let now: @Sendable () -> Date
     private let onMint: (@Sendable () -> Void)?
     private var current: Token?
     private var fetching: Task<Token, any Error>?
-    private var permanentFailure: (error: CredentialsError, until: Date)?
+    private var permanentFailure: (error: CredentialsError, until: DeliveryClock.Instant)?
     private var isShutDown = false
     /// The current `authorization` value and when to renew it, readable without entering the
     /// actor: every push needs it.
-    private nonisolated let cached = Mutex<(value: String, until: Date)?>(nil)
+    private nonisolated let cached = Mutex<(value: String, until: DeliveryClock.Instant)?>(nil)
     /// Parsed in `init` so a bad key fails at start-up; added to `keys` (an actor) at first use.
     private var pendingKey: Insecure.RSA.PrivateKey?
     /// Access tokens obtained so far, for the token-refresh metric and tests.
@@ -51,11 +55,13 @@ public actor FCMTokenManager {
 
     /// Fails when the service account's key is not an RSA private key of at least 2048 bits.
     /// `trustRootsPEM` replaces the system's roots for the token endpoint (tests, private CAs).
+    /// `clock` times renewals, `now` gives the assertion's `iat` and `exp`.
     public init(
         serviceAccount: FCMServiceAccount,
         trustRootsPEM: [String]? = nil,
         group: any EventLoopGroup,
         requestTimeout: Duration = .seconds(15),
+        clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = Date.init,
         onMint: (@Sendable () -> Void)? = nil
     ) throws {
@@ -72,13 +78,14 @@ public actor FCMTokenManager {
         self.clientConfiguration = configuration
         self.group = group
         self.requestTimeout = TimeAmount(requestTimeout)
+        self.clock = DeliveryClock(clock)
         self.now = now
         self.onMint = onMint
     }
 
     /// The current access token, fetched first when there is none or it reached 80 % of its life.
     public func token() async throws(CredentialsError) -> String {
-        let now = self.now()
+        let now = self.clock.now
         if let current = self.current, now < current.refreshAt {
             return current.value
         }
@@ -89,11 +96,11 @@ public actor FCMTokenManager {
             return try await self.fetch().value
         } catch {
             // A renewal that fails early leaves a token that still works: use it while it lasts.
-            if !error.isPermanent, let current = self.current, self.now() < current.expiresAt {
+            if !error.isPermanent, let current = self.current, self.clock.now < current.expiresAt {
                 return current.value
             }
             if error.isPermanent {
-                self.permanentFailure = (error, self.now().addingTimeInterval(Self.permanentFailureMemory))
+                self.permanentFailure = (error, self.clock.now + .seconds(Self.permanentFailureMemory))
             }
             throw error
         }
@@ -151,7 +158,7 @@ public actor FCMTokenManager {
         request.headers.add(name: "accept", value: "application/json")
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion
         request.body = .bytes(ByteBuffer(string: form))
-        let sentAt = self.now()
+        let sentAt = self.clock.now
         let response = try await self.httpClient().execute(request, timeout: self.requestTimeout)
         let body = try await response.body.collect(upTo: Self.maximumResponse)
         let answer = try? JSONDecoder().decode(TokenAnswer.self, from: body)
@@ -167,7 +174,7 @@ public actor FCMTokenManager {
             throw CredentialsError("the token endpoint's answer has no access_token", isPermanent: false)
         }
         let lifetime = TimeInterval(min(max(answer.expires_in ?? 3600, 0), 86_400))
-        return Token(value: value, refreshAt: sentAt.addingTimeInterval(lifetime * Self.refreshShare), expiresAt: sentAt.addingTimeInterval(lifetime))
+        return Token(value: value, refreshAt: sentAt + .seconds(lifetime * Self.refreshShare), expiresAt: sentAt + .seconds(lifetime))
     }
 
     private func assertion() async throws -> String {
@@ -196,7 +203,7 @@ public actor FCMTokenManager {
 
 extension FCMTokenManager: ProviderCredentials {
     public nonisolated func authorization() async throws(CredentialsError) -> String {
-        if let cached = self.cached.withLock({ $0 }), self.now() < cached.until { return cached.value }
+        if let cached = self.cached.withLock({ $0 }), self.clock.now < cached.until { return cached.value }
         return "Bearer " + (try await self.token())
     }
 

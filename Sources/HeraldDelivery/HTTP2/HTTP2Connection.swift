@@ -4,7 +4,6 @@ import NIOHTTP2
 import NIOPosix
 public import NIOSSL
 import NIOTLS
-import NIOConcurrencyHelpers
 
 /// One TLS + HTTP/2 client connection, many concurrent request streams on it.
 ///
@@ -82,20 +81,7 @@ public final class HTTP2Connection: Sendable {
                                 }
                             }
                             return channel.eventLoop.makeCompletedFuture {
-                                var connection = NIOHTTP2Handler.ConnectionConfiguration()
-                                connection.initialSettings = [
-                                    HTTP2Setting(parameter: .enablePush, value: 0),
-                                    HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
-                                ]
-                                var stream = NIOHTTP2Handler.StreamConfiguration()
-                                // A peer refusing many streams at once (APNs lowering its limit) is
-                                // normal here, not an attack.
-                                stream.streamResetFrameRateLimit.maximumCount = 10_000
-                                let streams = HTTP2StreamsHandler()
-                                let sync = channel.pipeline.syncOperations
-                                try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connection, streamConfiguration: stream))
-                                try sync.addHandler(HTTP2ConnectionObserver(state: state))
-                                try sync.addHandler(streams)
+                                let streams = try Self.addHTTP2Handlers(to: channel, state: state)
                                 return (channel, NIOLoopBound(streams, eventLoop: channel.eventLoop))
                             }
                         }
@@ -115,7 +101,7 @@ public final class HTTP2Connection: Sendable {
                 throw error
             }
             let channel = negotiated.0
-            state.closeChannel.withLockedValue { $0 = { channel.close(promise: nil) } }
+            state.channelCreated { channel.close(promise: nil) }
             let connection = HTTP2Connection(channel: channel, streams: negotiated.1, state: state, authority: configuration.authority)
             if let interval = configuration.pingInterval { connection.startPinging(every: interval) }
             return connection
@@ -129,33 +115,50 @@ public final class HTTP2Connection: Sendable {
         }
     }
 
+    /// Adds the HTTP/2 client handlers behind TLS (or, in tests, behind nothing): NIOHTTP2 in
+    /// frame mode, the observer reporting to `state`, and the streams handler. Must run on the
+    /// channel's event loop.
+    static func addHTTP2Handlers(to channel: any Channel, state: HTTP2ConnectionState) throws -> HTTP2StreamsHandler {
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
+            HTTP2Setting(parameter: .enablePush, value: 0),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
+        ]
+        var stream = NIOHTTP2Handler.StreamConfiguration()
+        // A peer refusing many streams at once (APNs lowering its limit) is normal here, not an
+        // attack.
+        stream.streamResetFrameRateLimit.maximumCount = 10_000
+        let streams = HTTP2StreamsHandler()
+        let sync = channel.pipeline.syncOperations
+        try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connection, streamConfiguration: stream))
+        try sync.addHandler(HTTP2ConnectionObserver(state: state))
+        try sync.addHandler(streams)
+        return streams
+    }
+
     /// The event loop the connection's I/O runs on.
     public var eventLoop: any EventLoop { self.channel.eventLoop }
 
     /// Whether new requests may be sent here (open, and no GOAWAY received).
-    public var isUsable: Bool { !self.state.isClosed && !self.state.isGoingAway }
+    public var isUsable: Bool { self.state.isUsable }
     /// The peer's current stream limit.
-    public var maxConcurrentStreams: Int { self.state.permits.limit }
+    public var maxConcurrentStreams: Int { self.state.maxConcurrentStreams }
     /// Streams open now (requests in flight).
-    public var openStreams: Int { self.state.permits.inUse }
+    public var openStreams: Int { self.state.openStreams }
 
     /// Sends one request and returns the whole response. Waits for a stream permit first;
     /// `deadline` bounds the wait for the answer once the stream is open.
     public func send(headers: HPACKHeaders, body: [UInt8], deadline: Duration? = nil) async throws -> HTTP2Response {
+        let loop = self.channel.eventLoop
         // The deadline covers the wait for a stream too: a stalled connection must not hold
         // requests past it.
-        try await self.state.permits.acquire(deadline: deadline.map { ContinuousClock.now + $0 })
-        defer {
-            self.state.permits.release()
-            // After a GOAWAY nothing new comes here: close once the last stream is done.
-            self.state.closeIfIdle()
-        }
+        try await self.state.acquire(deadline: deadline.map { loop.now + TimeAmount($0) })
+        // After a GOAWAY the last permit given back closes the connection.
+        defer { self.state.release() }
         // A GOAWAY may have arrived while this request waited: a stream opened now would hang.
         guard !self.state.isGoingAway else {
             throw HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: self.state.goAwayReason)
         }
-        self.state.streamOpening()
-        let loop = self.channel.eventLoop
         let promise = loop.makePromise(of: HTTP2Response.self)
         let buffer = ByteBuffer(bytes: body)
         let timeout = deadline.map { TimeAmount($0) }
@@ -184,10 +187,8 @@ public final class HTTP2Connection: Sendable {
                 task.cancel()
                 return
             }
-            let data = UInt64.random(in: 1...UInt64.max)
-            guard state.pingSent(data) else {
-                state.closed(because: "no answer to PING within \(interval)")
-                channel.close(promise: nil)
+            // The state closes the channel when the previous PING is still unanswered.
+            guard let data = state.pingIntervalPassed(interval, nextPing: UInt64.random(in: 1...UInt64.max)) else {
                 task.cancel()
                 return
             }

@@ -2,141 +2,244 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP2
+import Synchronization
 
-/// What one connection has learned from its peer, shared between the pipeline (which learns it)
-/// and the tasks sending requests (which act on it).
+/// Runs one connection's `HTTP2Connection.StateMachine` for the pipeline (which reports what the
+/// peer does) and the tasks sending requests (which wait for stream permits): each event runs
+/// under one lock, and what it asks for (waking waiters, completing the preface, closing the
+/// channel, setting the permit timer) happens after unlocking.
 final class HTTP2ConnectionState: Sendable {
-    private struct State {
-        var settingsSeen = false
-        var goAway: (lastStreamID: HTTP2StreamID, reason: String?)?
-        var closedReason: String?
+    private typealias StateMachine = HTTP2Connection.StateMachine
+    private typealias WaiterID = StreamPermits.WaiterID
+
+    private struct Locked {
+        var machine: StateMachine
+        var continuations: [WaiterID: CheckedContinuation<Void, any Error>] = [:]
         var firstError: (any Error)?
-        var pingOutstanding: UInt64?
-        var streamsOpened = 0
-        var pingsAcknowledged = 0
+
+        /// The continuations an action resumes, taken out under the lock.
+        mutating func take(_ action: StateMachine.Action) -> Wake {
+            var wake = Wake()
+            for id in action.admit {
+                if let continuation = self.continuations.removeValue(forKey: id) { wake.admitted.append(continuation) }
+            }
+            for id in action.fail?.waiters ?? [] {
+                if let continuation = self.continuations.removeValue(forKey: id) { wake.failed.append(continuation) }
+            }
+            return wake
+        }
     }
 
-    /// Client stream ids are odd and 31-bit: after about a billion streams the connection is
-    /// retired (then replaced) before NIO runs out of ids.
-    static let maximumStreams = (1 << 30) - 1024
+    private struct Wake {
+        var admitted: [CheckedContinuation<Void, any Error>] = []
+        var failed: [CheckedContinuation<Void, any Error>] = []
+    }
 
     /// Streams still open this long after a GOAWAY or retirement are cut off.
     static let drainLimit = TimeAmount.seconds(30)
 
-    let permits = StreamPermits(limit: 0)
     let preface: EventLoopPromise<Void>
-    private let eventLoop: any EventLoop
-    private let state = NIOLockedValueBox(State())
+    /// Runs the permit timer and the hard close.
+    let eventLoop: any EventLoop
+    private let locked: NIOLockedValueBox<Locked>
+    /// The machine's `Snapshot`, packed, so what every push reads takes no lock.
+    private let published: Synchronization.Atomic<UInt64>
+    private let nextWaiterID = Synchronization.Atomic<UInt64>(0)
     /// Closes the channel; set once the channel exists.
-    let closeChannel = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
+    private let closeChannel = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
 
     init(eventLoop: any EventLoop) {
+        let machine = StateMachine()
         self.preface = eventLoop.makePromise()
         self.eventLoop = eventLoop
+        self.published = Synchronization.Atomic(StateMachine.pack(machine.snapshot))
+        self.locked = NIOLockedValueBox(Locked(machine: machine))
     }
 
-    /// Closes the channel after `drainLimit` even if a stream never finishes (one stuck opening
-    /// after the GOAWAY would otherwise keep the connection forever).
-    private func scheduleHardClose() {
-        let close = self.closeChannel
-        self.eventLoop.scheduleTask(in: Self.drainLimit) {
-            close.withLockedValue { $0 }?()
-        }
-    }
+    // MARK: Reads
 
-    /// Counts a stream about to open; retires the connection when its ids run low.
-    func streamOpening() {
-        let exhausted = self.state.withLockedValue { state in
-            state.streamsOpened += 1
-            return state.streamsOpened >= Self.maximumStreams
-        }
-        if exhausted { self.retire(reason: "stream ids exhausted") }
-    }
+    private var snapshot: StateMachine.Snapshot { StateMachine.unpack(self.published.load(ordering: .relaxed)) }
 
-    /// Takes no new work from now on, as after a GOAWAY, and closes once idle.
-    func retire(reason: String) {
-        let first = self.state.withLockedValue { state in
-            guard state.goAway == nil else { return false }
-            state.goAway = (.maxID, reason)
-            return true
-        }
-        guard first else { return }
-        self.permits.fail(HTTP2ConnectionError(.goingAway, "connection retired: \(reason)", peerReason: reason))
-        self.closeIfIdle()
-        self.scheduleHardClose()
-    }
+    /// Open, and no GOAWAY received nor retired.
+    var isUsable: Bool { self.snapshot.isUsable }
+    var isGoingAway: Bool { self.snapshot.isGoingAway }
+    /// Streams open now (requests holding a permit).
+    var openStreams: Int { self.snapshot.openStreams }
+    /// The peer's current stream limit.
+    var maxConcurrentStreams: Int { self.snapshot.maxConcurrentStreams }
 
-    /// After GOAWAY or retirement, closes the channel once no stream is open.
-    func closeIfIdle() {
-        if self.isGoingAway, self.permits.inUse == 0 {
-            self.closeChannel.withLockedValue { $0 }?()
-        }
-    }
-
-    /// The first error the pipeline reported (a TLS handshake failure, say).
-    var firstError: (any Error)? { self.state.withLockedValue { $0.firstError } }
-
-    func errorCaught(_ error: any Error) {
-        self.state.withLockedValue { state in
-            if state.firstError == nil { state.firstError = error }
-        }
-    }
-
-    var isGoingAway: Bool { self.state.withLockedValue { $0.goAway != nil } }
-    var isClosed: Bool { self.state.withLockedValue { $0.closedReason != nil } }
-    var goAwayReason: String? { self.state.withLockedValue { $0.goAway?.reason } }
-
+    var isClosed: Bool { self.locked.withLockedValue { $0.machine.isClosed } }
+    var goAwayReason: String? { self.locked.withLockedValue { $0.machine.goAway?.reason } }
+    /// Requests waiting for a stream permit.
+    var waiting: Int { self.locked.withLockedValue { $0.machine.permits.waiting } }
     /// PINGs the peer has answered.
-    var pingsAcknowledged: Int { self.state.withLockedValue { $0.pingsAcknowledged } }
+    var pingsAcknowledged: Int { self.locked.withLockedValue { $0.machine.pingsAcknowledged } }
+    /// The first error the pipeline reported (a TLS handshake failure, say).
+    var firstError: (any Error)? { self.locked.withLockedValue { $0.firstError } }
 
-    /// Records a PING about to be sent; returns `false` when the previous one is still unanswered
-    /// (the peer is gone).
-    func pingSent(_ data: UInt64) -> Bool {
-        self.state.withLockedValue { state in
-            guard state.pingOutstanding == nil else { return false }
-            state.pingOutstanding = data
-            return true
+    // MARK: Stream permits
+
+    /// Waits for a stream permit. With a `deadline` (on `eventLoop`'s clock), a request still
+    /// waiting then fails with `HTTP2ConnectionError.timedOut`.
+    func acquire(deadline: NIODeadline? = nil) async throws {
+        // A free permit is taken without suspending: a continuation resumed at once still costs
+        // the task a trip through the executor, on every push.
+        try Task.checkCancellation()
+        if try self.acquireWithoutWaiting() { return }
+        let id = WaiterID(rawValue: self.nextWaiterID.add(1, ordering: .relaxed).newValue)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (immediate, action, wake) = self.locked.withLockedValue { locked -> (Result<Void, any Error>?, StateMachine.Action, Wake) in
+                    if Task.isCancelled { return (.failure(CancellationError()), .none, Wake()) }
+                    switch locked.machine.waiterQueued(id, deadline: deadline) {
+                    case .opened(let action):
+                        self.publish(locked.machine)
+                        return (.success(()), action, locked.take(action))
+                    case .refused(let error):
+                        return (.failure(error), .none, Wake())
+                    case .queued(let scheduleTimer):
+                        locked.continuations[id] = continuation
+                        return (nil, StateMachine.Action(scheduleTimer: scheduleTimer), Wake())
+                    }
+                }
+                self.run(action, wake)
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let continuation = self.locked.withLockedValue { locked -> CheckedContinuation<Void, any Error>? in
+                guard locked.machine.waiterCancelled(id) else { return nil }
+                return locked.continuations.removeValue(forKey: id)
+            }
+            continuation?.resume(throwing: CancellationError())
         }
     }
 
-    func pingAcknowledged(_ data: UInt64) {
-        self.state.withLockedValue { state in
-            if state.pingOutstanding == data {
-                state.pingOutstanding = nil
-                state.pingsAcknowledged += 1
-            }
+    /// Takes a free permit if there is one and nobody waits for it; `false` means `acquire` would
+    /// have to wait.
+    func acquireWithoutWaiting() throws -> Bool {
+        let (request, wake) = self.locked.withLockedValue { locked -> (StateMachine.StreamRequest, Wake) in
+            let request = locked.machine.streamRequested()
+            guard case .opened(let action) = request else { return (request, Wake()) }
+            self.publish(locked.machine)
+            return (request, locked.take(action))
         }
+        switch request {
+        case .opened(let action):
+            // Empty but for a retirement when stream ids run low.
+            self.run(action, wake)
+            return true
+        case .mustWait:
+            return false
+        case .refused(let error):
+            throw error
+        }
+    }
+
+    /// Gives back the permit of a request that ended, answered or not.
+    func release() {
+        self.handle { $0.streamClosed() }
+    }
+
+    // MARK: Pipeline events
+
+    /// The channel is connected and past its preface: closing actions close it from now on.
+    func channelCreated(close: @escaping @Sendable () -> Void) {
+        self.closeChannel.withLockedValue { $0 = close }
     }
 
     func settingsReceived(maxConcurrentStreams: Int?) {
-        let first = self.state.withLockedValue { state in
-            defer { state.settingsSeen = true }
-            return !state.settingsSeen
-        }
-        if let maxConcurrentStreams {
-            self.permits.setLimit(maxConcurrentStreams)
-        } else if first {
-            // RFC 9113 leaves it unlimited; NIO assumes 100 until told otherwise, so do the same.
-            self.permits.setLimit(100)
-        }
-        if first { self.preface.succeed() }
+        self.handle { $0.settingsReceived(maxConcurrentStreams: maxConcurrentStreams) }
     }
 
     func goAwayReceived(lastStreamID: HTTP2StreamID, errorCode: HTTP2ErrorCode, debugData: String?) {
         let reason = debugData.flatMap(Self.reason(fromJSON:)) ?? debugData
-        self.state.withLockedValue { $0.goAway = (lastStreamID, reason) }
-        self.permits.fail(HTTP2ConnectionError(.goingAway, "peer sent GOAWAY (\(errorCode))", peerReason: reason))
-        self.closeIfIdle()
-        self.scheduleHardClose()
+        self.handle { $0.goAwayReceived(lastStreamID: lastStreamID, errorCode: errorCode, reason: reason) }
+    }
+
+    /// Takes no new work from now on, as after a GOAWAY, and closes once idle.
+    func retire(reason: String) {
+        self.handle { $0.retired(reason: reason) }
     }
 
     func closed(because reason: String) {
-        self.state.withLockedValue { state in
-            if state.closedReason == nil { state.closedReason = reason }
+        self.handle { $0.closed(reason: reason) }
+    }
+
+    func errorCaught(_ error: any Error) {
+        self.locked.withLockedValue { locked in
+            if locked.firstError == nil { locked.firstError = error }
         }
-        let error = HTTP2ConnectionError(.closed, reason)
-        self.permits.fail(error)
-        self.preface.fail(error)
+    }
+
+    /// The keep-alive interval passed: returns the PING to send, or `nil` when the previous one
+    /// is unanswered, after closing the connection.
+    func pingIntervalPassed(_ interval: Duration, nextPing data: UInt64) -> UInt64? {
+        let (ping, wake) = self.locked.withLockedValue { locked -> (StateMachine.PingAction, Wake) in
+            let ping = locked.machine.pingIntervalPassed(interval, nextPing: data)
+            self.publish(locked.machine)
+            guard case .close(let action) = ping else { return (ping, Wake()) }
+            return (ping, locked.take(action))
+        }
+        switch ping {
+        case .send(let data):
+            return data
+        case .close(let action):
+            self.run(action, wake)
+            return nil
+        }
+    }
+
+    func pingAcknowledged(_ data: UInt64) {
+        self.locked.withLockedValue { $0.machine.pingAcknowledged(data) }
+    }
+
+    // MARK: Running the machine
+
+    /// Runs one event under the lock and its action after unlocking.
+    private func handle(_ event: (inout StateMachine) -> StateMachine.Action) {
+        let (action, wake) = self.locked.withLockedValue { locked -> (StateMachine.Action, Wake) in
+            let action = event(&locked.machine)
+            self.publish(locked.machine)
+            return (action, locked.take(action))
+        }
+        self.run(action, wake)
+    }
+
+    /// Called under the lock, so snapshots are published in the order of the events.
+    private func publish(_ machine: StateMachine) {
+        self.published.store(StateMachine.pack(machine.snapshot), ordering: .relaxed)
+    }
+
+    private func run(_ action: StateMachine.Action, _ wake: Wake) {
+        for continuation in wake.admitted { continuation.resume() }
+        if let error = action.fail?.error {
+            for continuation in wake.failed { continuation.resume(throwing: error) }
+        }
+        switch action.preface {
+        case .none: break
+        case .succeed: self.preface.succeed()
+        case .fail(let error): self.preface.fail(error)
+        }
+        if action.closeChannel {
+            self.closeChannel.withLockedValue { $0 }?()
+        }
+        if action.scheduleHardClose {
+            // A stream stuck opening after the GOAWAY would otherwise keep the connection forever.
+            let close = self.closeChannel
+            self.eventLoop.scheduleTask(in: Self.drainLimit) {
+                close.withLockedValue { $0 }?()
+            }
+        }
+        if let deadline = action.scheduleTimer {
+            self.eventLoop.scheduleTask(deadline: deadline) { [weak self] in
+                self?.permitTimerFired(deadline: deadline)
+            }
+        }
+    }
+
+    private func permitTimerFired(deadline: NIODeadline) {
+        let now = self.eventLoop.now
+        self.handle { $0.permitTimerFired(deadline: deadline, now: now) }
     }
 
     /// APNs puts `{"reason": "…"}` in GOAWAY debug data.

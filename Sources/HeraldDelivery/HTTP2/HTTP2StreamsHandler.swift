@@ -16,7 +16,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler {
     typealias OutboundOut = HTTP2Frame
 
     /// How a stream ended without a complete response.
-    enum StreamEnded: Error {
+    enum StreamEnded: Error, Equatable {
         /// Reset by the peer or by NIOHTTP2 (a protocol error on the stream).
         case reset(HTTP2ErrorCode)
         /// Closed with the connection, or refused by a GOAWAY, before any answer.

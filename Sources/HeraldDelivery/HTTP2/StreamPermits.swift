@@ -1,118 +1,139 @@
-import NIOConcurrencyHelpers
+import DequeModule
+import NIOCore
 
-/// Limits the streams open at once on one connection to what the peer allows.
+/// The stream permits of one connection: how many streams the peer allows at once, how many are
+/// open, and who waits for one, first come first served.
 ///
 /// NIO queues streams beyond the peer's `SETTINGS_MAX_CONCURRENT_STREAMS` without a bound; Herald
 /// keeps its own count so waiting work stays visible (and boundable) in the delivery pool. The
 /// limit follows every SETTINGS frame; lowering it lets open streams finish.
-final class StreamPermits: Sendable {
-    private struct State {
-        var limit: Int
-        var inUse = 0
-        var failure: HTTP2ConnectionError?
-        var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-        var timers: [UInt64: Task<Void, Never>] = [:]
-        var nextID: UInt64 = 0
+///
+/// A value: waiters are ids with deadlines, and their continuations and the connection's one
+/// deadline timer belong to the owner. The timer is only ever moved earlier; when it fires it
+/// fails the waiters whose deadline passed and is set again for the earliest left, so one that
+/// fires after its waiter was admitted costs a scan of the queue, not a timer per waiter.
+struct StreamPermits {
+    struct WaiterID: Hashable, Sendable, CustomStringConvertible {
+        var rawValue: UInt64
+        var description: String { "waiter \(self.rawValue)" }
     }
 
-    private let state: NIOLockedValueBox<State>
+    private struct Waiter {
+        var id: WaiterID
+        var deadline: NIODeadline?
+    }
+
+    enum Request: Equatable {
+        /// A permit was free and is now taken.
+        case granted
+        /// None is free, or others wait already: queue with `enqueue`.
+        case mustWait
+        case refused(HTTP2ConnectionError)
+    }
+
+    enum Queueing: Equatable {
+        /// A permit freed up in the meantime and is now taken.
+        case granted
+        case refused(HTTP2ConnectionError)
+        /// Waiting; the owner sets its timer for `scheduleTimer` when there is one.
+        case queued(scheduleTimer: NIODeadline?)
+    }
+
+    private(set) var limit: Int
+    private(set) var inUse = 0
+    private var waiters = Deque<Waiter>()
+    /// Set once: every waiter then and every later request fails with it.
+    private(set) var failure: HTTP2ConnectionError?
+    /// The deadline the owner's timer is set for, while it has not fired.
+    private var timer: NIODeadline?
 
     init(limit: Int) {
-        self.state = NIOLockedValueBox(State(limit: limit))
+        self.limit = max(limit, 0)
     }
 
-    var limit: Int { self.state.withLockedValue { $0.limit } }
-    var inUse: Int { self.state.withLockedValue { $0.inUse } }
     /// Requests waiting for a permit.
-    var waiting: Int { self.state.withLockedValue { $0.waiters.count } }
+    var waiting: Int { self.waiters.count }
 
-    /// Waits for a permit. With a `deadline`, a request still waiting then fails with
-    /// `HTTP2ConnectionError.timedOut`; the timer exists only for requests that have to wait.
-    func acquire(deadline: ContinuousClock.Instant? = nil) async throws {
-        // A free permit is taken without suspending: a continuation resumed at once still costs
-        // the task a trip through the executor, on every push.
-        try Task.checkCancellation()
-        let taken = try self.state.withLockedValue { state -> Bool in
-            if let failure = state.failure { throw failure }
-            guard state.inUse < state.limit, state.waiters.isEmpty else { return false }
-            state.inUse += 1
-            return true
+    /// Takes a free permit unless others are waiting for one.
+    mutating func request() -> Request {
+        if let failure = self.failure { return .refused(failure) }
+        guard self.inUse < self.limit, self.waiters.isEmpty else { return .mustWait }
+        self.inUse += 1
+        return .granted
+    }
+
+    /// Queues a request that found no free permit; it may have freed up since.
+    mutating func enqueue(_ id: WaiterID, deadline: NIODeadline?) -> Queueing {
+        switch self.request() {
+        case .granted: return .granted
+        case .refused(let failure): return .refused(failure)
+        case .mustWait: break
         }
-        if taken { return }
-        let id = self.state.withLockedValue { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let immediate: Result<Void, any Error>? = self.state.withLockedValue { state in
-                    if let failure = state.failure { return .failure(failure) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    if state.inUse < state.limit, state.waiters.isEmpty {
-                        state.inUse += 1
-                        return .success(())
-                    }
-                    state.waiters.append((id, continuation))
-                    if let deadline {
-                        state.timers[id] = Task { [weak self] in
-                            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                            self?.remove(id, throwing: HTTP2ConnectionError(.timedOut, "no stream free before the deadline"))
-                        }
-                    }
-                    return nil
+        self.waiters.append(Waiter(id: id, deadline: deadline))
+        guard let deadline, self.timer.map({ deadline < $0 }) ?? true else { return .queued(scheduleTimer: nil) }
+        self.timer = deadline
+        return .queued(scheduleTimer: deadline)
+    }
+
+    /// A stream ended; returns the waiters that take its permit (or more, after a raised limit).
+    mutating func release() -> [WaiterID] {
+        self.inUse -= 1
+        return self.admit()
+    }
+
+    /// Returns the waiters a raised limit admits. A lowered one takes no open stream back.
+    mutating func setLimit(_ limit: Int) -> [WaiterID] {
+        self.limit = max(limit, 0)
+        return self.admit()
+    }
+
+    /// Refuses every later request with `error` (the first failure stays) and returns the waiters
+    /// to fail with it.
+    mutating func fail(_ error: HTTP2ConnectionError) -> [WaiterID] {
+        if self.failure == nil { self.failure = error }
+        defer { self.waiters.removeAll() }
+        return self.waiters.map(\.id)
+    }
+
+    /// Takes a waiter whose task was cancelled out of the queue; `false` when it is no longer
+    /// there (admitted or failed already).
+    mutating func cancel(_ id: WaiterID) -> Bool {
+        guard let index = self.waiters.firstIndex(where: { $0.id == id }) else { return false }
+        self.waiters.remove(at: index)
+        return true
+    }
+
+    /// The owner's timer set for `deadline` fired at `now`: returns the waiters whose deadline
+    /// passed, and the deadline to set the timer for next.
+    mutating func timerFired(deadline: NIODeadline, now: NIODeadline) -> (expired: [WaiterID], scheduleTimer: NIODeadline?) {
+        if self.timer == deadline { self.timer = nil }
+        var expired: [WaiterID] = []
+        var earliest: NIODeadline?
+        if self.waiters.contains(where: { $0.deadline.map { $0 <= now } ?? false }) {
+            var kept = Deque<Waiter>()
+            kept.reserveCapacity(self.waiters.count)
+            for waiter in self.waiters {
+                if let deadline = waiter.deadline, deadline <= now {
+                    expired.append(waiter.id)
+                } else {
+                    kept.append(waiter)
                 }
-                if let immediate { continuation.resume(with: immediate) }
             }
-        } onCancel: {
-            self.remove(id, throwing: CancellationError())
+            self.waiters = kept
         }
+        for case let deadline? in self.waiters.lazy.map(\.deadline) where earliest.map({ deadline < $0 }) ?? true {
+            earliest = deadline
+        }
+        guard let earliest, self.timer.map({ earliest < $0 }) ?? true else { return (expired, nil) }
+        self.timer = earliest
+        return (expired, earliest)
     }
 
-    /// Takes waiter `id` out of the queue, if it is still there, and fails it.
-    private func remove(_ id: UInt64, throwing error: any Error) {
-        let waiter = self.state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
-            state.timers.removeValue(forKey: id)?.cancel()
-            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiters.remove(at: index).continuation
-        }
-        waiter?.resume(throwing: error)
-    }
-
-    func release() {
-        let next = self.state.withLockedValue { state -> [CheckedContinuation<Void, any Error>] in
-            state.inUse -= 1
-            return Self.admit(&state)
-        }
-        for continuation in next { continuation.resume() }
-    }
-
-    func setLimit(_ limit: Int) {
-        let next = self.state.withLockedValue { state -> [CheckedContinuation<Void, any Error>] in
-            state.limit = max(limit, 0)
-            return Self.admit(&state)
-        }
-        for continuation in next { continuation.resume() }
-    }
-
-    /// Fails every waiter and every later `acquire` with `error`.
-    func fail(_ error: HTTP2ConnectionError) {
-        let waiters = self.state.withLockedValue { state -> [CheckedContinuation<Void, any Error>] in
-            if state.failure == nil { state.failure = error }
-            for timer in state.timers.values { timer.cancel() }
-            state.timers = [:]
-            defer { state.waiters = [] }
-            return state.waiters.map(\.continuation)
-        }
-        for waiter in waiters { waiter.resume(throwing: error) }
-    }
-
-    private static func admit(_ state: inout State) -> [CheckedContinuation<Void, any Error>] {
-        var admitted: [CheckedContinuation<Void, any Error>] = []
-        while state.failure == nil, state.inUse < state.limit, !state.waiters.isEmpty {
-            state.inUse += 1
-            let waiter = state.waiters.removeFirst()
-            state.timers.removeValue(forKey: waiter.id)?.cancel()
-            admitted.append(waiter.continuation)
+    private mutating func admit() -> [WaiterID] {
+        var admitted: [WaiterID] = []
+        while self.failure == nil, self.inUse < self.limit, let waiter = self.waiters.popFirst() {
+            self.inUse += 1
+            admitted.append(waiter.id)
         }
         return admitted
     }

@@ -1,0 +1,208 @@
+import NIOCore
+import NIOEmbedded
+import NIOHPACK
+import NIOHTTP2
+import Testing
+
+@testable import HeraldDelivery
+
+/// The client pipeline `HTTP2Connection` builds (NIOHTTP2 in frame mode, the observer, the
+/// streams handler) on an `EmbeddedChannel`, joined in memory to a NIOHTTP2 server whose frames
+/// the test reads and writes: no TLS, no socket, time moved by hand.
+@Suite struct HTTP2StreamsHandlerTests {
+    typealias Peers = EmbeddedHTTP2Peers
+
+    @Test func aRequestGetsItsAnswer() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let answer = try peers.request(body: [1, 2, 3])
+        peers.interact()
+        let request = peers.server.frames(on: 1)
+        #expect(request.headers?.first(name: ":path") == "/3/device/a1")
+        #expect(request.body == [1, 2, 3])
+        #expect(request.ended)
+        peers.answer(1, status: 200, headers: [("apns-id", "x")], body: Array("{}".utf8))
+        peers.interact()
+        let response = try #require(answer.result).get()
+        #expect(response.status == 200)
+        #expect(response.headers.first(name: "apns-id") == "x")
+        #expect(response.body == Array("{}".utf8))
+        #expect(peers.state.openStreams == 0, "the permit is given back")
+    }
+
+    @Test func informationalHeadsAndTrailersDoNotReplaceTheAnswer() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let answer = try peers.request()
+        peers.interact()
+        peers.server.write(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: [":status": "103"]))))
+        peers.server.write(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: [":status": "410", "apns-id": "y"]))))
+        peers.server.write(HTTP2Frame(streamID: 1, payload: .data(.init(data: .byteBuffer(ByteBuffer(string: "gone"))))))
+        peers.server.write(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: ["grpc-status": "0"], endStream: true))))
+        peers.interact()
+        let response = try #require(answer.result).get()
+        #expect(response.status == 410)
+        #expect(response.headers.first(name: "apns-id") == "y")
+        #expect(response.body == Array("gone".utf8))
+    }
+
+    @Test func goAwayRefusesStreamsAboveItsLastStreamIDAsClosedAndLetsLowerOnesComplete() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let answers = try (0..<3).map { _ in try peers.request() }
+        peers.interact()
+        #expect(peers.server.frames(on: 5).headers != nil, "streams 1, 3 and 5 reached the server")
+        peers.server.write(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 1, errorCode: .noError, opaqueData: ByteBuffer(string: #"{"reason":"Shutdown"}"#))))
+        peers.interact()
+        for refused in answers.dropFirst() {
+            #expect(throws: HTTP2StreamsHandler.StreamEnded.closed) { try refused.result?.get() }
+        }
+        #expect(answers[0].result == nil, "stream 1 is still being answered")
+        #expect(peers.state.isGoingAway)
+        #expect(peers.state.goAwayReason == "Shutdown")
+        #expect(throws: HTTP2ConnectionError(.goingAway, "")) { try peers.request() }
+        peers.answer(1, status: 200)
+        peers.interact()
+        #expect(try answers[0].result?.get().status == 200)
+        #expect(!peers.client.isActive, "the last stream closed the connection")
+    }
+
+    @Test func aStreamStartedAfterAGoAwayFailsAsClosedWithoutReachingThePeer() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let open = try peers.request()
+        peers.interact()
+        peers.server.write(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 1, errorCode: .noError, opaqueData: nil)))
+        peers.interact()
+        // As a request admitted just before the GOAWAY would: past the permits, into the handler.
+        let late = peers.client.eventLoop.makePromise(of: HTTP2Response.self)
+        peers.streams.send(headers: Peers.requestHeaders, body: ByteBuffer(), timeout: nil, promise: late)
+        var lateResult: Result<HTTP2Response, any Error>?
+        late.futureResult.assumeIsolated().whenComplete { lateResult = $0 }
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.closed) { try lateResult?.get() }
+        peers.interact()
+        #expect(peers.server.frames(on: 3).headers == nil)
+        peers.answer(1, status: 200)
+        peers.interact()
+        #expect(try open.result?.get().status == 200)
+    }
+
+    @Test func answersLargerThanTheInitialReceiveWindowArriveAsTheWindowIsReopened() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let first = try peers.request()
+        let second = try peers.request()
+        peers.interact()
+        // 200,000 bytes on each of two streams: the connection window (65,535) is used up
+        // several times over, each stream's window three times.
+        let body = [UInt8](repeating: 0x2a, count: 200_000)
+        peers.answer(1, status: 200, body: body)
+        peers.answer(3, status: 200, body: body)
+        peers.interact()
+        #expect(try first.result?.get().body == body)
+        #expect(try second.result?.get().body == body)
+        let updates = peers.server.received.compactMap { frame -> HTTP2StreamID? in
+            guard case .windowUpdate = frame.payload else { return nil }
+            return frame.streamID
+        }
+        #expect(updates.contains(.rootStream), "the connection window was reopened")
+        #expect(updates.contains(1) && updates.contains(3), "each stream's window was reopened")
+    }
+
+    @Test func aLoweredStreamLimitLetsOpenStreamsFinishAndHoldsNewOnes() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        #expect(peers.state.maxConcurrentStreams == 100, "the server's NIOHTTP2 default")
+        let answers = try (0..<3).map { _ in try peers.request() }
+        peers.interact()
+        peers.server.write(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)]))))
+        peers.interact()
+        #expect(peers.state.maxConcurrentStreams == 1)
+        #expect(peers.state.openStreams == 3)
+        #expect(try !peers.state.acquireWithoutWaiting(), "a new request waits")
+        for id: HTTP2StreamID in [1, 3, 5] { peers.answer(id, status: 200) }
+        peers.interact()
+        for answer in answers { #expect(try answer.result?.get().status == 200) }
+        #expect(peers.state.openStreams == 0)
+        #expect(try peers.state.acquireWithoutWaiting())
+        peers.state.release()
+    }
+
+    @Test func aRetiredConnectionFinishesItsOpenStreamThenCloses() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let open = try peers.request()
+        peers.interact()
+        peers.state.retire(reason: "Shutdown")
+        #expect(!peers.state.isUsable)
+        #expect(peers.client.isActive, "one stream is still open")
+        #expect(throws: HTTP2ConnectionError(.goingAway, "")) { try peers.request() }
+        peers.answer(1, status: 200)
+        peers.interact()
+        #expect(try open.result?.get().status == 200)
+        #expect(!peers.client.isActive)
+    }
+
+    @Test func aRetiredConnectionWithAStuckStreamIsClosedAfterTheDrainLimit() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let stuck = try peers.request()
+        peers.interact()
+        peers.state.retire(reason: "Shutdown")
+        peers.client.embeddedEventLoop.advanceTime(by: HTTP2ConnectionState.drainLimit - .seconds(1))
+        #expect(peers.client.isActive)
+        peers.client.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(!peers.client.isActive)
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.closed) { try stuck.result?.get() }
+    }
+
+    @Test func anUnansweredStreamIsResetWithCancelAtItsTimeout() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let answer = try peers.request(timeout: .seconds(5))
+        peers.interact()
+        peers.client.embeddedEventLoop.advanceTime(by: .seconds(4))
+        #expect(answer.result == nil)
+        peers.client.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.timedOut) { try answer.result?.get() }
+        peers.interact()
+        #expect(peers.server.frames(on: 1).reset == .cancel)
+        #expect(peers.client.isActive, "only the stream ends")
+    }
+
+    @Test func aResetStreamFailsWithItsCode() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let answer = try peers.request()
+        peers.interact()
+        peers.server.write(HTTP2Frame(streamID: 1, payload: .rstStream(.refusedStream)))
+        peers.interact()
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.reset(.refusedStream)) { try answer.result?.get() }
+    }
+
+    @Test func aBodyPastTheLimitResetsTheStream() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let answer = try peers.request()
+        peers.interact()
+        // The body runs on past the limit without an end, so the server still has the stream
+        // open when the reset reaches it.
+        peers.server.write(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: [":status": "200"]))))
+        let tooMuch = ByteBuffer(repeating: 0, count: HTTP2StreamsHandler.maximumBodySize + 1)
+        peers.server.write(HTTP2Frame(streamID: 1, payload: .data(.init(data: .byteBuffer(tooMuch)))))
+        peers.interact()
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.bodyTooLarge) { try answer.result?.get() }
+        #expect(peers.server.frames(on: 1).reset == .cancel)
+    }
+
+    @Test func closingTheConnectionFailsOpenStreamsAndLaterRequests() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let open = try peers.request()
+        peers.interact()
+        peers.client.close(promise: nil)
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.closed) { try open.result?.get() }
+        #expect(peers.state.isClosed)
+        #expect(throws: HTTP2ConnectionError(.closed, "")) { try peers.request() }
+    }
+}
