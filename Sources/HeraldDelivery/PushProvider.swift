@@ -41,11 +41,14 @@ public struct ProviderContext: Sendable {
     public var group: any EventLoopGroup
     public var metrics: DeliveryMetrics
     public var logger: Logger
+    /// Times deadlines, back-off and token renewal (a test clock in tests).
+    public var clock: any Clock<Duration>
 
-    public init(group: any EventLoopGroup, metrics: DeliveryMetrics, logger: Logger) {
+    public init(group: any EventLoopGroup, metrics: DeliveryMetrics, logger: Logger, clock: any Clock<Duration> = ContinuousClock()) {
         self.group = group
         self.metrics = metrics
         self.logger = logger
+        self.clock = clock
     }
 }
 

@@ -28,12 +28,14 @@ public struct HeraldNode: Sendable {
     public let application: Application<RouterResponder<HeraldRequestContext>>
 
     /// Opens the store and builds the services. `onServerRunning` receives the bound address
-    /// (useful with port 0). `frontDoors` is the list the configuration was loaded with.
+    /// (useful with port 0). `frontDoors` is the list the configuration was loaded with; `clock`
+    /// times delivery deadlines, back-off and token renewal.
     public static func build(
         configuration: HeraldConfiguration,
         logger: Logger,
         configurationText: String? = nil,
         frontDoors frontDoorTypes: [any FrontDoor.Type] = HeraldNode.frontDoors,
+        clock: any Clock<Duration> = ContinuousClock(),
         onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
     ) throws -> HeraldNode {
         let store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment)
@@ -44,6 +46,7 @@ public struct HeraldNode: Sendable {
                 logger: logger,
                 configurationText: configurationText,
                 frontDoorTypes: frontDoorTypes,
+                clock: clock,
                 onServerRunning: onServerRunning
             )
         } catch {
@@ -58,6 +61,7 @@ public struct HeraldNode: Sendable {
         logger: Logger,
         configurationText: String?,
         frontDoorTypes: [any FrontDoor.Type],
+        clock: any Clock<Duration>,
         onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void
     ) throws -> HeraldNode {
         let metricsRegistry = PrometheusCollectorRegistry()
@@ -77,10 +81,15 @@ public struct HeraldNode: Sendable {
             webhook.requestTimeout = configuration.feedback.timeout
             webhook.maximumAttempts = configuration.feedback.maximumAttempts
             webhook.queueLimit = configuration.feedback.queueLimit
-            return FeedbackWebhook(configuration: webhook, metrics: factory, logger: logger)
+            return FeedbackWebhook(configuration: webhook, metrics: factory, logger: logger, clock: clock)
         }
         let delivery = try configuration.makeDeliveryPool(
-            context: ProviderContext(group: MultiThreadedEventLoopGroup.singleton, metrics: DeliveryMetrics(factory: factory), logger: logger),
+            context: ProviderContext(
+                group: MultiThreadedEventLoopGroup.singleton,
+                metrics: DeliveryMetrics(factory: factory),
+                logger: logger,
+                clock: clock
+            ),
             deadTokenHandlers: [RegistryDeadTokenHandler(registry: registry, logger: logger)],
             failureObservers: feedback.map { [$0] } ?? []
         )

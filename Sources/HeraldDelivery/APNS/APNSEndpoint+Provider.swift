@@ -22,6 +22,7 @@ extension APNSEndpoint: ConfigurablePushProvider {
             do {
                 tokens = try APNSTokenManager(
                     credentials: .init(keyID: keyID, teamID: teamID, privateKeyPEM: pem),
+                    clock: context.clock,
                     onMint: { metrics.recordTokenRefresh(provider: "apns", app: id) }
                 )
             } catch {
@@ -51,6 +52,6 @@ extension APNSEndpoint: ConfigurablePushProvider {
         configuration.connections = apns.connections
         configuration.clientIdentity = identity
         configuration.defaultTopic = apns.topic
-        return APNSEndpoint(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger)
+        return APNSEndpoint(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger, clock: context.clock)
     }
 }

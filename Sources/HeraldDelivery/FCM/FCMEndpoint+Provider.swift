@@ -25,6 +25,7 @@ extension FCMEndpoint: ConfigurablePushProvider {
                 serviceAccount: serviceAccount,
                 trustRootsPEM: trustRoots,
                 group: context.group,
+                clock: context.clock,
                 onMint: { metrics.recordTokenRefresh(provider: "fcm", app: id) }
             )
         } catch {
@@ -43,6 +44,6 @@ extension FCMEndpoint: ConfigurablePushProvider {
             configuration.authority = "localhost"
         }
         configuration.connections = fcm.connections
-        return FCMEndpoint(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger)
+        return FCMEndpoint(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger, clock: context.clock)
     }
 }

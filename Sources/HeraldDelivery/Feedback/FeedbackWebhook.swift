@@ -32,6 +32,7 @@ public final class FeedbackWebhook: FailureObserver {
     public let configuration: Configuration
     private let client: HTTPClient
     private let logger: Logger
+    private let clock: any Clock<Duration>
     private let stream: AsyncStream<FeedbackEvent>
     private let continuation: AsyncStream<FeedbackEvent>.Continuation
     private let posted: Counter
@@ -39,7 +40,9 @@ public final class FeedbackWebhook: FailureObserver {
     private let abandoned: Counter
     private let dropping = Atomic<Bool>(false)
 
-    public init(configuration: Configuration, metrics: any MetricsFactory, logger: Logger) {
+    /// `clock` times the back-off between attempts (a test clock in tests).
+    public init(configuration: Configuration, metrics: any MetricsFactory, logger: Logger, clock: any Clock<Duration> = ContinuousClock()) {
+        self.clock = clock
         self.configuration = configuration
         // The process-wide client needs no shutdown, so a node that fails to start after
         // building its webhook leaves nothing behind.
@@ -112,7 +115,7 @@ public final class FeedbackWebhook: FailureObserver {
             }
             guard attempt < self.configuration.maximumAttempts else { break }
             do {
-                try await Task.sleep(for: self.configuration.backoff.delay(afterAttempt: attempt, using: &random))
+                try await self.clock.sleep(for: self.configuration.backoff.delay(afterAttempt: attempt, using: &random), tolerance: nil)
             } catch {
                 break
             }

@@ -21,7 +21,13 @@ struct GorushEndToEndHarness {
     let webhook: WebhookReceiver
     let client: any TestClientProtocol
 
-    static func with(extraYAML: String = "", _ body: @escaping @Sendable (GorushEndToEndHarness) async throws -> Void) async throws {
+    /// `clock` times the node's back-off and token renewal: a `TestClock` lets a test pass a
+    /// Retry-After without waiting for it.
+    static func with(
+        extraYAML: String = "",
+        clock: any Clock<Duration> = ContinuousClock(),
+        _ body: @escaping @Sendable (GorushEndToEndHarness) async throws -> Void
+    ) async throws {
         try await withTemporaryDirectory { directory in
             let walletKey = P256.Signing.PrivateKey()
             let chatKey = P256.Signing.PrivateKey()
@@ -80,7 +86,7 @@ struct GorushEndToEndHarness {
                     """ + extraYAML
                 try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
                 let effective = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml"))
-                let node = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"), configurationText: effective.yaml())
+                let node = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"), configurationText: effective.yaml(), clock: clock)
                 try await node.application.test(.router) { client in
                     try await body(GorushEndToEndHarness(wallet: wallet, chat: chat, fcm: fcm, webhook: webhook, client: client))
                 }

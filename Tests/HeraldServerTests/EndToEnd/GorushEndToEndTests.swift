@@ -63,12 +63,23 @@ import Testing
     }
 
     @Test func transientFailuresAreRetriedThenDelivered() async throws {
-        try await Harness.with { h in
+        let clock = TestClock()
+        try await Harness.with(clock: clock) { h in
             h.wallet.failNext(2, status: 503, reason: "ServiceUnavailable")
             h.fcm.failNext(1, .unavailable(retryAfter: nil))
             h.fcm.failNext(1, .internal)
-            let (_, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(1)]), Harness.android([Harness.fcmToken(1)])))
-            #expect(h.logs(json).isEmpty)
+            let answer = Task {
+                let (_, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(1)]), Harness.android([Harness.fcmToken(1)])))
+                return h.logs(json).isEmpty
+            }
+            // Two back-offs each, APNs and FCM side by side: the clock jumps past each as soon as
+            // it is taken, so none is waited for in real time.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while h.wallet.accepted.isEmpty || h.fcm.acceptedCount == 0, ContinuousClock.now < deadline {
+                if let next = clock.nextDeadline { clock.advance(to: next) }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            #expect(try await answer.value, "no failure is reported")
             #expect(h.wallet.accepted.count == 1)
             #expect(h.wallet.requestCount == 3)
             #expect(h.fcm.acceptedCount == 1)
@@ -77,13 +88,23 @@ import Testing
     }
 
     @Test func retryAfterIsHonoured() async throws {
-        try await Harness.with { h in
+        let clock = TestClock()
+        try await Harness.with(clock: clock) { h in
             h.wallet.failNext(1, status: 429, reason: "TooManyRequests", retryAfterSeconds: 2)
             h.fcm.failNext(1, .unavailable(retryAfter: "2"))
-            let start = ContinuousClock.now
-            let (_, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(2)]), Harness.android([Harness.fcmToken(2)])))
-            #expect(h.logs(json).isEmpty)
-            #expect(ContinuousClock.now - start >= .milliseconds(1900))
+            let answer = Task {
+                let (_, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(2)]), Harness.android([Harness.fcmToken(2)])))
+                return h.logs(json).isEmpty
+            }
+            // Both providers asked for 2 s, longer than either back-off: both pushes wait exactly
+            // that long on the node's clock, and not a moment less.
+            try await clock.waitForSleepers(2)
+            #expect(clock.nextDeadline == clock.now + .seconds(2))
+            clock.advance(by: .milliseconds(1900))
+            #expect(clock.sleepers == 2)
+            #expect(h.wallet.accepted.isEmpty && h.fcm.acceptedCount == 0)
+            clock.advance(by: .milliseconds(100))
+            #expect(try await answer.value, "no failure is reported")
             #expect(h.wallet.accepted.count == 1)
             #expect(h.fcm.acceptedCount == 1)
         }
@@ -185,7 +206,8 @@ import Testing
     typealias Harness = GorushEndToEndHarness
 
     @Test func asyncModeAnswersAtOnceAndReportsFailuresToTheWebhook() async throws {
-        try await Harness.with(extraYAML: "gorush:\n  sync: false\n") { h in
+        let clock = TestClock()
+        try await Harness.with(extraYAML: "gorush:\n  sync: false\n", clock: clock) { h in
             let dead = Harness.apnsToken(9)
             h.wallet.script(token: dead, .unregistered(since: Date()))
             // The mock records a push when it arrives but answers 3 s later: an answer sooner
@@ -200,6 +222,9 @@ import Testing
             #expect(json["counts"] as? Int == 2)
             #expect(h.logs(json).isEmpty)
             #expect(ContinuousClock.now - start < .seconds(3), "the answer does not wait for APNs")
+            // The receiver refuses the first post: the webhook backs off on the node's clock.
+            try await clock.waitForSleepers(1)
+            if let next = clock.nextDeadline { clock.advance(to: next) }
             let events = await h.webhook.waitFor(1)
             let event = try #require(events.first)
             #expect(event["error"] as? String == "Unregistered")
