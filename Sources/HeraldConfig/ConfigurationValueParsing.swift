@@ -66,3 +66,10 @@ extension ConfigurationValueParsing {
         return parts.allSatisfy { part in part.count <= 3 && UInt8(part) != nil }
     }
 }
+
+extension ConfigurationValueParsing {
+    /// An `http` or `https` URL with a host.
+    public static func isHTTPURL(_ text: String) -> Bool {
+        ConfigurationValue.HTTPURL(configString: text) != nil
+    }
+}

@@ -75,7 +75,10 @@ public struct HeraldNode: Sendable {
             .milliseconds(500), .seconds(2), .seconds(10),
         ]
 
-        let registry = Registry(log: store.log, view: store.view)
+        // Alone, the log is the store's own; in a cluster it is etcd, applied to the same view.
+        let clusterLog = configuration.cluster.isEnabled ? Self.makeClusterLog(configuration.cluster, view: store.view, logger: logger) : nil
+        let log: any CommandLog = clusterLog ?? store.log
+        let registry = Registry(log: log, view: store.view)
         let feedback = configuration.feedback.url.map { url in
             var webhook = FeedbackWebhook.Configuration(url: url, bearerToken: configuration.feedback.bearerToken)
             webhook.requestTimeout = configuration.feedback.timeout
@@ -108,8 +111,10 @@ public struct HeraldNode: Sendable {
         router.add(middleware: HTTPMetricsMiddleware(factory: factory))
         OperationsRoutes(
             store: store,
+            log: log,
+            readyLag: clusterLog == nil ? 0 : UInt64(configuration.cluster.readyLag),
             registry: metricsRegistry,
-            storeMetrics: StoreMetrics(store: store, factory: factory),
+            storeMetrics: StoreMetrics(store: store, log: log, factory: factory),
             metricsToken: configuration.metrics.bearerToken,
             delivery: delivery
         ).register(on: router)
@@ -123,7 +128,9 @@ public struct HeraldNode: Sendable {
         // Listed so that graceful shutdown, which runs in reverse, stops the front doors' work
         // first (draining their queued pushes), then closes provider connections, then posts the
         // last feedback, then closes the store.
-        var services: [any Service] = [StoreService(store: store), store.follower(logger: logger)]
+        var services: [any Service] = [StoreService(store: store)]
+        if let clusterLog { services.append(ClusterLogService(log: clusterLog)) }
+        services.append(LogFollower(log: log, view: store.view, logger: logger))
         if let feedback { services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() })) }
         if let delivery { services.append(DeliveryService(pool: delivery)) }
         for frontDoor in frontDoors { services.append(contentsOf: frontDoor.services) }
@@ -145,6 +152,20 @@ public struct HeraldNode: Sendable {
             delivery: delivery,
             frontDoors: frontDoors,
             application: application
+        )
+    }
+
+    private static func makeClusterLog(_ cluster: HeraldConfiguration.Cluster, view: LMDBRegistryView, logger: Logger) -> EtcdCommandLog {
+        var client = EtcdClient.Configuration(endpoints: cluster.etcdEndpoints)
+        client.requestTimeout = cluster.requestTimeout
+        var configuration = EtcdCommandLog.Configuration()
+        configuration.prefix = cluster.prefix
+        configuration.partitions = cluster.partitions
+        return EtcdCommandLog(
+            client: EtcdClient(configuration: client),
+            configuration: configuration,
+            appliedPosition: { try view.appliedPosition() },
+            logger: logger
         )
     }
 

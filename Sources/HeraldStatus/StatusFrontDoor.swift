@@ -46,6 +46,7 @@ public struct StatusFrontDoor: FrontDoor {
             metrics: context.metrics,
             logger: context.logger
         )
+        server.joinQueryTopicsAsRegistrationsApply()
         try server.joinStoredQueryTopics()
         let relay = configuration.nwakuURL.map { url in
             var relay = NwakuRelayAdapter.Configuration(url: url)

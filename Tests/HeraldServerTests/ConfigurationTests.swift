@@ -68,7 +68,7 @@ import Testing
     @Test func everyKeyIsSettableByItsDocumentedVariableAndFlag() async throws {
         // delivery.default-app must name a configured app; appsAreFoundInTheFile… covers it.
         for key in HeraldConfiguration.keys where !key.isTemplate && key.name != "delivery.default-app" {
-            let value = key.defaultValue ?? (key.name.hasSuffix("url") ? "https://example.com/hook" : "token")
+            let value = key.defaultValue ?? (key.name.hasSuffix("url") || key.name.hasSuffix("endpoints") ? "https://example.com/hook" : "token")
             let fromEnvironment = try await load(environment: [key.environmentVariable: value])
             #expect(fromEnvironment.entries.first { $0.key == key }?.source == "environment variable \(key.environmentVariable)")
             let fromFlag = try await load([key.flag, value])

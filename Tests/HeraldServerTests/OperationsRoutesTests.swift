@@ -42,8 +42,10 @@ import HeraldConfig
             let registry = PrometheusCollectorRegistry()
             let routes = OperationsRoutes(
                 store: store,
+                log: store.log,
+                readyLag: 0,
                 registry: registry,
-                storeMetrics: StoreMetrics(store: store, factory: PrometheusMetricsFactory(registry: registry)),
+                storeMetrics: StoreMetrics(store: store, log: store.log, factory: PrometheusMetricsFactory(registry: registry)),
                 metricsToken: nil,
                 delivery: nil
             )

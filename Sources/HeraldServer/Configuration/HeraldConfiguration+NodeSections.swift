@@ -12,6 +12,7 @@ extension HeraldConfiguration {
         self.api = try API(reading: section("api"))
         self.feedback = try Feedback(reading: section("feedback"))
         self.metrics = try Metrics(reading: section("metrics"))
+        self.cluster = try Cluster(reading: section("cluster"))
     }
 }
 
@@ -64,5 +65,23 @@ extension HeraldConfiguration.Feedback {
 extension HeraldConfiguration.Metrics {
     init(reading section: ConfigurationSection) throws {
         self.bearerToken = try section.secret("bearer-token")
+    }
+}
+
+extension HeraldConfiguration.Cluster {
+    init(reading section: ConfigurationSection) throws {
+        let endpoints = (try section.string("etcd-endpoints") ?? "").split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+        for endpoint in endpoints {
+            guard ConfigurationValueParsing.isHTTPURL(endpoint) else {
+                throw section.error("etcd-endpoints", "'\(endpoint)' is not an http or https URL such as http://127.0.0.1:2379")
+            }
+        }
+        self.etcdEndpoints = endpoints
+        let prefix = try section.string("prefix") ?? ""
+        guard !prefix.isEmpty, prefix.hasSuffix("/") else { throw section.error("prefix", "'\(prefix)' must be non-empty and end with /") }
+        self.prefix = prefix
+        self.partitions = try section.integer("partitions")
+        self.readyLag = try section.integer("ready-lag")
+        self.requestTimeout = try section.duration("request-timeout", atLeast: .milliseconds(100))
     }
 }

@@ -74,10 +74,28 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var bearerToken: String?
     }
 
+    /// Cluster mode: the command log in etcd instead of the node's own LMDB.
+    public struct Cluster: Sendable, Hashable {
+        /// Client URLs of the etcd members; empty runs the node alone.
+        public var etcdEndpoints: [String] = []
+        /// Prefix of every key Herald writes in etcd.
+        public var prefix = "herald/"
+        /// Partitions registrations are divided into; the same on every node, fixed for the
+        /// cluster's life.
+        public var partitions = 256
+        /// How far (in etcd revisions) the view may trail the log and still be ready.
+        public var readyLag = 1000
+        /// How long one etcd call may take.
+        public var requestTimeout: Duration = .seconds(5)
+
+        public var isEnabled: Bool { !self.etcdEndpoints.isEmpty }
+    }
+
     public var server = Server()
     public var store = Store()
     public var log = Log()
     public var metrics = Metrics()
+    public var cluster = Cluster()
     public var apps: [String: App] = [:]
     public var delivery = Delivery()
     public var api = API()
@@ -164,5 +182,25 @@ public struct HeraldConfiguration: Sendable, Hashable {
             secret: true,
             help: "When set, `/metrics` requires `Authorization: Bearer <token>`."
         ),
+        ConfigurationKey(
+            "cluster.etcd-endpoints",
+            .string,
+            default: nil,
+            help: "Comma-separated client URLs of the etcd members (`http://10.0.0.1:2379,http://10.0.0.2:2379`). Setting it runs the node in a cluster: the command log is in etcd and every node applies it to its own LMDB view. See docs/cluster.md."
+        ),
+        ConfigurationKey("cluster.prefix", .string, default: "herald/", help: "Prefix of every key Herald writes in etcd; several clusters may share one etcd with different prefixes."),
+        ConfigurationKey(
+            "cluster.partitions",
+            .integer(1...4096),
+            default: "256",
+            help: "Partitions registrations are divided into (by hashed public key). The same on every node, and fixed for the cluster's life."
+        ),
+        ConfigurationKey(
+            "cluster.ready-lag",
+            .integer(0...1_000_000),
+            default: "1000",
+            help: "`/readyz` answers 503 while the view trails the etcd log by more than this many revisions."
+        ),
+        ConfigurationKey("cluster.request-timeout", .duration, default: "5s", help: "How long one etcd call may take before the next member is tried or the call fails."),
     ]
 }

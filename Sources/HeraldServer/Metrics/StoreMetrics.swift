@@ -4,14 +4,16 @@ import CoreMetrics
 /// Gauges of the store, refreshed at scrape time: the reads are cheap, so no background poller.
 struct StoreMetrics: Sendable {
     private let store: LocalStore
+    private let log: any CommandLog
     private let records: Gauge
     private let usedBytes: Gauge
     private let mapBytes: Gauge
     private let logHead: Gauge
     private let applied: Gauge
 
-    init(store: LocalStore, factory: any MetricsFactory) {
+    init(store: LocalStore, log: any CommandLog, factory: any MetricsFactory) {
         self.store = store
+        self.log = log
         self.records = Gauge(label: "herald_registry_records", factory: factory)
         self.usedBytes = Gauge(label: "herald_store_used_bytes", factory: factory)
         self.mapBytes = Gauge(label: "herald_store_map_size_bytes", factory: factory)
@@ -23,7 +25,7 @@ struct StoreMetrics: Sendable {
         if let count = try? self.store.view.recordCount() { self.records.record(count) }
         if let used = try? self.store.environment.usedBytes() { self.usedBytes.record(used) }
         self.mapBytes.record(self.store.environment.mapSize)
-        if let head = try? await self.store.log.head() { self.logHead.record(head) }
+        if let head = try? await self.log.head() { self.logHead.record(head) }
         if let applied = try? self.store.view.appliedPosition() { self.applied.record(applied) }
     }
 }

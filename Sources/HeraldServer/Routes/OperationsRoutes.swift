@@ -9,6 +9,11 @@ import Prometheus
 /// `/healthz`, `/readyz` and `/metrics`: what orchestrators and Prometheus poll.
 struct OperationsRoutes: Sendable {
     let store: LocalStore
+    /// The command log the view follows: the node's own, or etcd's in a cluster.
+    let log: any CommandLog
+    /// How far the view may trail the log and still be ready (0 alone, `cluster.ready-lag` in a
+    /// cluster, where other nodes keep appending).
+    let readyLag: UInt64
     let registry: PrometheusCollectorRegistry
     let storeMetrics: StoreMetrics
     let metricsToken: String?
@@ -36,10 +41,16 @@ struct OperationsRoutes: Sendable {
     /// past. Provider reachability joins these checks when delivery exists.
     func readiness() async throws -> EditedResponse<Readiness> {
         var problems: [String] = []
-        let head = try await self.store.log.head()
+        let head: UInt64
+        do {
+            head = try await self.log.head()
+        } catch {
+            problems.append("the command log cannot be read: \(error)")
+            return EditedResponse(status: .serviceUnavailable, response: Readiness(status: "not ready", logHead: 0, appliedPosition: 0, problems: problems))
+        }
         let applied = try self.store.view.appliedPosition()
-        if applied < head {
-            problems.append("view is behind the command log (\(head - applied) entries to apply)")
+        if applied < head, head - applied > self.readyLag {
+            problems.append("view is behind the command log (\(head - applied) positions to apply)")
         }
         let body = Readiness(status: problems.isEmpty ? "ready" : "not ready", logHead: head, appliedPosition: applied, problems: problems)
         return EditedResponse(status: problems.isEmpty ? .ok : .serviceUnavailable, response: body)

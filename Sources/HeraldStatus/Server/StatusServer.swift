@@ -58,6 +58,19 @@ public struct StatusServer: Sendable {
         try self.registry.view.forEachSubject(scope: .status) { self.queryTopics.join(hashedKey: $0) }
     }
 
+    /// From now on, joins the query topic of every Status registration the view applies, whoever
+    /// appended it: in a cluster most arrive from other nodes through the log.
+    public func joinQueryTopicsAsRegistrationsApply() {
+        let topics = self.queryTopics
+        self.registry.view.onApplied { entries in
+            for entry in entries {
+                if case .register(let registration) = entry.command, registration.key.scope == .status {
+                    topics.join(hashedKey: registration.key.subject)
+                }
+            }
+        }
+    }
+
     /// The server's own content topics: push requests arrive on the partitioned one,
     /// registrations on the personal one. Query topics are in `queryTopics`.
     public var contentTopics: [String] {

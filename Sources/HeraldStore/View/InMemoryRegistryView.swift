@@ -11,6 +11,7 @@ public final class InMemoryRegistryView: RegistryView {
 
     private let state = Mutex(State())
     private let appliedSignal = PositionSignal(position: 0)
+    private let observers = ApplyObservers()
 
     public init() {}
 
@@ -27,7 +28,12 @@ public final class InMemoryRegistryView: RegistryView {
             )
             return state.applied
         }
+        self.observers.notify(entries)
         self.appliedSignal.advance(to: applied)
+    }
+
+    public func onApplied(_ observer: @escaping @Sendable ([LogEntry]) -> Void) {
+        self.observers.add(observer)
     }
 
     public func record(for key: RegistrationKey) -> RegistryRecord? {

@@ -10,6 +10,7 @@ public final class LMDBRegistryView: RegistryView {
     private let records: LMDBDatabase
     private let meta: Table<String, UInt64>
     private let appliedSignal: PositionSignal
+    private let observers = ApplyObservers()
 
     public init(writer: StoreWriter, records: LMDBDatabase, meta: LMDBDatabase) throws {
         self.writer = writer
@@ -39,7 +40,12 @@ public final class LMDBRegistryView: RegistryView {
             try meta.put(applied, for: Self.appliedKey, in: txn)
             return applied
         }
+        self.observers.notify(entries)
         self.appliedSignal.advance(to: applied)
+    }
+
+    public func onApplied(_ observer: @escaping @Sendable ([LogEntry]) -> Void) {
+        self.observers.add(observer)
     }
 
     public func record(for key: RegistrationKey) throws -> RegistryRecord? {

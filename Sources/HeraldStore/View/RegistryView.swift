@@ -26,4 +26,8 @@ public protocol RegistryView: Sendable {
 
     /// Returns once the applied position is beyond `position`.
     func waitForApplied(beyond position: LogPosition) async throws -> LogPosition
+
+    /// Calls `observer` with every batch of entries once it is applied, before waiters on the
+    /// applied position wake.
+    func onApplied(_ observer: @escaping @Sendable ([LogEntry]) -> Void)
 }

@@ -1,0 +1,18 @@
+import HeraldStore
+import ServiceLifecycle
+
+/// Runs the etcd log's watch for the node's lifetime and closes its etcd client after it; it
+/// stands after the store and before the follower, so it stops after the follower and every
+/// writer, and before the store closes.
+struct ClusterLogService: Service {
+    let log: EtcdCommandLog
+
+    func run() async throws {
+        do {
+            try await self.log.run()
+        } catch is CancellationError {
+            // Cancelled instead of shut down gracefully: still close the client.
+        }
+        try await self.log.client.shutdown()
+    }
+}

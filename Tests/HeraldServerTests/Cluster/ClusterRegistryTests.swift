@@ -1,0 +1,93 @@
+import Foundation
+import HeraldConfig
+import HeraldCrypto
+import HeraldServer
+import HeraldStatus
+import HeraldStore
+import HeraldTesting
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import Testing
+
+/// Nodes sharing one etcd: a registration written through one node is answered by every node.
+@Suite struct ClusterRegistryTests {
+    /// Nodes with the Status front door (one server key for the cluster), each with its own store.
+    func withNodes(_ count: Int, _ body: ([HeraldNode], Secp256k1PrivateKey) async throws -> Void) async throws {
+        try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
+        try await withTemporaryDirectory { directory in
+            let etcd = try await EtcdCluster.start(members: 1, in: directory)
+            defer { Task { await etcd.stop() } }
+            let serverKey = Secp256k1PrivateKey()
+            try StatusIdentity.write(serverKey, toFile: directory + "/status.key")
+            var nodes: [HeraldNode] = []
+            for index in 0..<count {
+                let effective = try await HeraldConfiguration.load(
+                    from: ConfigurationSources(
+                        arguments: [
+                            "--store-path", "\(directory)/node\(index)",
+                            "--status-identity-key-file", directory + "/status.key",
+                            // Registrations and queries push nothing; the front door needs a way to push all the same.
+                            "--status-gorush-url", "http://127.0.0.1:9/api/push",
+                            "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
+                            "--cluster-partitions", "16",
+                        ],
+                        defaultFilePath: "/nonexistent/herald.yaml"
+                    )
+                )
+                nodes.append(try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "node\(index)")))
+            }
+            try await body(nodes, serverKey)
+            await etcd.stop()
+        }
+    }
+
+    func post(_ message: WakuMessage, to client: some TestClientProtocol) async throws -> [WakuMessage] {
+        let response = try await client.execute(uri: "/waku/v1/messages", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(data: try JSONEncoder().encode(message)))
+        #expect(response.status == .ok)
+        return try JSONDecoder().decode([WakuMessage].self, from: Data(buffer: response.body))
+    }
+
+    @Test func aRegistrationThroughOneNodeIsFoundByAQueryThroughAnother() async throws {
+        try await withNodes(2) { nodes, serverKey in
+            let identity = Secp256k1PrivateKey()
+            let client = StatusClient(identity: identity, server: serverKey.publicKey)
+            try await nodes[0].application.test(.router) { first in
+                try await nodes[1].application.test(.router) { second in
+                    // status-go refuses access tokens that are not UUIDs.
+                    let accessToken = UUID().uuidString.lowercased()
+                    let registration = try client.registration(
+                        installationID: UUID().uuidString.lowercased(),
+                        version: 1,
+                        accessToken: accessToken,
+                        deviceToken: String(repeating: "ab", count: 32),
+                        apnTopic: "im.status.ethereum"
+                    )
+                    let registered = try await post(registration, to: first)
+                    try #require(registered.count == 1)
+                    let response = try StatusAnswer(registered[0], openedWith: identity).registrationResponse()
+                    #expect(response.success, "\(response.error)")
+
+                    // The other node applies the entry from etcd and joins the query topic; ask
+                    // until it has (bounded).
+                    let ephemeral = Secp256k1PrivateKey()
+                    var info: [String] = []
+                    let deadline = ContinuousClock.now + .seconds(20)
+                    while info.isEmpty, ContinuousClock.now < deadline {
+                        let answers = try await post(try client.query(for: client.hashedKey, ephemeral: ephemeral), to: second)
+                        if let answer = answers.first {
+                            info = try StatusAnswer(answer, openedWith: ephemeral).queryResponse().info.map(\.accessToken)
+                        } else {
+                            try await Task.sleep(for: .milliseconds(50))
+                        }
+                    }
+                    #expect(info == [accessToken])
+                    #expect(try nodes[1].store.view.recordCount() == 1)
+                    #expect(try nodes[0].store.view.appliedPosition() == nodes[1].store.view.appliedPosition())
+                }
+            }
+        }
+    }
+}
