@@ -69,6 +69,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldCluster",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldFrontDoor",
             dependencies: [
                 "HeraldConfig",
@@ -163,6 +173,7 @@ let package = Package(
         .target(
             name: "HeraldServer",
             dependencies: [
+                "HeraldCluster",
                 "HeraldConfig",
                 "HeraldCore",
                 "HeraldFrontDoor",
@@ -246,8 +257,11 @@ let package = Package(
                 "HeraldStatus",
                 "HeraldStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
@@ -293,6 +307,11 @@ let package = Package(
             name: "HeraldCryptoTests",
             dependencies: ["HeraldCore", "HeraldCrypto"],
             exclude: ["vectors"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldClusterTests",
+            dependencies: ["HeraldCluster", "HeraldStore", "HeraldTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

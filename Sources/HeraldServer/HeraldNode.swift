@@ -1,3 +1,4 @@
+import HeraldCluster
 import HeraldConfig
 public import HeraldDelivery
 public import HeraldFrontDoor
@@ -76,7 +77,8 @@ public struct HeraldNode: Sendable {
         ]
 
         // Alone, the log is the store's own; in a cluster it is etcd, applied to the same view.
-        let clusterLog = configuration.cluster.isEnabled ? Self.makeClusterLog(configuration.cluster, view: store.view, logger: logger) : nil
+        let cluster = configuration.cluster.isEnabled ? Self.makeCluster(configuration, view: store.view, logger: logger) : nil
+        let clusterLog = cluster?.log
         let log: any CommandLog = clusterLog ?? store.log
         let registry = Registry(log: log, view: store.view)
         let feedback = configuration.feedback.url.map { url in
@@ -115,9 +117,11 @@ public struct HeraldNode: Sendable {
             readyLag: clusterLog == nil ? 0 : UInt64(configuration.cluster.readyLag),
             registry: metricsRegistry,
             storeMetrics: StoreMetrics(store: store, log: log, factory: factory),
+            clusterMetrics: cluster.map { ClusterMetrics(membership: $0.membership, factory: factory) },
             metricsToken: configuration.metrics.bearerToken,
             delivery: delivery
         ).register(on: router)
+        ClusterRoutes(membership: cluster?.membership, log: log, view: store.view).register(on: router)
         // Every front door's routes carry the API's authentication; their paths stay their own.
         let api = router.group()
         if let token = configuration.api.bearerToken {
@@ -129,7 +133,10 @@ public struct HeraldNode: Sendable {
         // first (draining their queued pushes), then closes provider connections, then posts the
         // last feedback, then closes the store.
         var services: [any Service] = [StoreService(store: store)]
-        if let clusterLog { services.append(ClusterLogService(log: clusterLog)) }
+        if let cluster {
+            services.append(ClusterLogService(log: cluster.log))
+            services.append(cluster.membership)
+        }
         services.append(LogFollower(log: log, view: store.view, logger: logger))
         if let feedback { services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() })) }
         if let delivery { services.append(DeliveryService(pool: delivery)) }
@@ -155,18 +162,21 @@ public struct HeraldNode: Sendable {
         )
     }
 
-    private static func makeClusterLog(_ cluster: HeraldConfiguration.Cluster, view: LMDBRegistryView, logger: Logger) -> EtcdCommandLog {
-        var client = EtcdClient.Configuration(endpoints: cluster.etcdEndpoints)
-        client.requestTimeout = cluster.requestTimeout
-        var configuration = EtcdCommandLog.Configuration()
-        configuration.prefix = cluster.prefix
-        configuration.partitions = cluster.partitions
-        return EtcdCommandLog(
-            client: EtcdClient(configuration: client),
-            configuration: configuration,
-            appliedPosition: { try view.appliedPosition() },
-            logger: logger
-        )
+    /// The etcd log and this node's membership, sharing one etcd client.
+    private static func makeCluster(_ configuration: HeraldConfiguration, view: LMDBRegistryView, logger: Logger) -> (log: EtcdCommandLog, membership: Membership) {
+        let cluster = configuration.cluster
+        var clientConfiguration = EtcdClient.Configuration(endpoints: cluster.etcdEndpoints)
+        clientConfiguration.requestTimeout = cluster.requestTimeout
+        let client = EtcdClient(configuration: clientConfiguration)
+        var logConfiguration = EtcdCommandLog.Configuration()
+        logConfiguration.prefix = cluster.prefix
+        logConfiguration.partitions = cluster.partitions
+        let log = EtcdCommandLog(client: client, configuration: logConfiguration, appliedPosition: { try view.appliedPosition() }, logger: logger)
+        var membership = Membership.Configuration(nodeID: configuration.nodeID, url: configuration.advertiseURL)
+        membership.prefix = cluster.prefix
+        membership.partitions = cluster.partitions
+        membership.leaseTTL = Int64(cluster.leaseTTL)
+        return (log, Membership(configuration: membership, client: client, logger: logger))
     }
 
     private static func make<Door: FrontDoor>(_ type: Door.Type, configuration: HeraldConfiguration, context: FrontDoorContext) throws -> (any FrontDoor)? {

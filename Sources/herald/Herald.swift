@@ -5,7 +5,7 @@ import NIOPosix
 struct Herald: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Herald: a push-notification gateway for APNs and FCM. Test peers and the load generator are in herald-dev.",
-        subcommands: [Serve.self, Config.self, Store.self, Keygen.self],
+        subcommands: [Serve.self, Config.self, Store.self, Keygen.self, Cluster.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldConfig
 import HeraldStore
 import Logging
@@ -83,5 +84,27 @@ extension HeraldConfiguration.Cluster {
         self.partitions = try section.integer("partitions")
         self.readyLag = try section.integer("ready-lag")
         self.requestTimeout = try section.duration("request-timeout", atLeast: .milliseconds(100))
+        if let id = try section.string("node-id") {
+            guard id.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0) }), id.count <= 128 else {
+                throw section.error("node-id", "'\(id)' must be letters, digits, '.', '_' or '-' (at most 128)")
+            }
+            self.nodeID = id
+        }
+        self.advertiseURL = try section.httpURL("advertise-url")
+        self.leaseTTL = try section.integer("lease-ttl")
+    }
+}
+
+extension HeraldConfiguration {
+    /// `cluster.node-id`, or the host name and `server.port`.
+    public var nodeID: String {
+        if let id = self.cluster.nodeID { return id }
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "herald"
+        return "\(host)-\(self.server.port)"
+    }
+
+    /// `cluster.advertise-url`, or the server's own address.
+    public var advertiseURL: String {
+        self.cluster.advertiseURL ?? "http://\(self.server.host):\(self.server.port)"
     }
 }

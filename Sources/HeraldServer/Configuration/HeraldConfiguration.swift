@@ -87,6 +87,13 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var readyLag = 1000
         /// How long one etcd call may take.
         public var requestTimeout: Duration = .seconds(5)
+        /// This node's id among the members; `nil` derives one from the host name and port.
+        public var nodeID: String?
+        /// Where the other nodes reach this one; `nil` derives it from `server.host` and the port.
+        public var advertiseURL: String?
+        /// Seconds the membership lease lives without renewal: how long a dead node's partitions
+        /// wait before moving.
+        public var leaseTTL = 5
 
         public var isEnabled: Bool { !self.etcdEndpoints.isEmpty }
     }
@@ -202,5 +209,23 @@ public struct HeraldConfiguration: Sendable, Hashable {
             help: "`/readyz` answers 503 while the view trails the etcd log by more than this many revisions."
         ),
         ConfigurationKey("cluster.request-timeout", .duration, default: "5s", help: "How long one etcd call may take before the next member is tried or the call fails."),
+        ConfigurationKey(
+            "cluster.node-id",
+            .string,
+            default: nil,
+            help: "This node's id among the members (letters, digits, `.`, `_`, `-`); unset, the host name and `server.port`. Must be unique in the cluster."
+        ),
+        ConfigurationKey(
+            "cluster.advertise-url",
+            .string,
+            default: nil,
+            help: "The URL other nodes reach this node at; unset, `http://<server.host>:<server.port>`."
+        ),
+        ConfigurationKey(
+            "cluster.lease-ttl",
+            .integer(2...300),
+            default: "5",
+            help: "Seconds a node's membership lives without renewal (renewed every third of it): after a crash, its partitions move to the others this long after its last renewal."
+        ),
     ]
 }

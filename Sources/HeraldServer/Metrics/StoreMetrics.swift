@@ -10,6 +10,7 @@ struct StoreMetrics: Sendable {
     private let mapBytes: Gauge
     private let logHead: Gauge
     private let applied: Gauge
+    private let lag: Gauge
 
     init(store: LocalStore, log: any CommandLog, factory: any MetricsFactory) {
         self.store = store
@@ -19,13 +20,17 @@ struct StoreMetrics: Sendable {
         self.mapBytes = Gauge(label: "herald_store_map_size_bytes", factory: factory)
         self.logHead = Gauge(label: "herald_log_head_position", factory: factory)
         self.applied = Gauge(label: "herald_log_applied_position", factory: factory)
+        self.lag = Gauge(label: "herald_log_lag_positions", factory: factory)
     }
 
     func refresh() async {
         if let count = try? self.store.view.recordCount() { self.records.record(count) }
         if let used = try? self.store.environment.usedBytes() { self.usedBytes.record(used) }
         self.mapBytes.record(self.store.environment.mapSize)
-        if let head = try? await self.log.head() { self.logHead.record(head) }
-        if let applied = try? self.store.view.appliedPosition() { self.applied.record(applied) }
+        let head = try? await self.log.head()
+        let applied = try? self.store.view.appliedPosition()
+        if let head { self.logHead.record(head) }
+        if let applied { self.applied.record(applied) }
+        if let head, let applied { self.lag.record(head > applied ? head - applied : 0) }
     }
 }

@@ -16,6 +16,7 @@ struct OperationsRoutes: Sendable {
     let readyLag: UInt64
     let registry: PrometheusCollectorRegistry
     let storeMetrics: StoreMetrics
+    var clusterMetrics: ClusterMetrics? = nil
     let metricsToken: String?
     let delivery: DeliveryPool?
 
@@ -61,6 +62,7 @@ struct OperationsRoutes: Sendable {
             try BearerTokenMiddleware<HeraldRequestContext>(token: token, realm: "herald-metrics").authorize(request)
         }
         await self.storeMetrics.refresh()
+        self.clusterMetrics?.refresh()
         await self.delivery?.sampleGauges()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16 * 1024)

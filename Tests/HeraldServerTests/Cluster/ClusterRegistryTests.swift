@@ -33,6 +33,7 @@ import Testing
                             "--status-gorush-url", "http://127.0.0.1:9/api/push",
                             "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
                             "--cluster-partitions", "16",
+                            "--cluster-node-id", "node\(index)",
                         ],
                         defaultFilePath: "/nonexistent/herald.yaml"
                     )
@@ -86,6 +87,23 @@ import Testing
                     #expect(info == [accessToken])
                     #expect(try nodes[1].store.view.recordCount() == 1)
                     #expect(try nodes[0].store.view.appliedPosition() == nodes[1].store.view.appliedPosition())
+
+                    // Both nodes list both members and split the partitions between them.
+                    var owned: [Int] = []
+                    for client in [first, second] as [any TestClientProtocol] {
+                        let deadline = ContinuousClock.now + .seconds(10)
+                        var status: [String: Any] = [:]
+                        while ContinuousClock.now < deadline {
+                            let response = try await client.execute(uri: "/cluster", method: .get)
+                            status = (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
+                            if (status["members"] as? [Any])?.count == 2 { break }
+                            try await Task.sleep(for: .milliseconds(50))
+                        }
+                        #expect(status["mode"] as? String == "cluster")
+                        #expect((status["members"] as? [Any])?.count == 2)
+                        owned += status["owned"] as? [Int] ?? []
+                    }
+                    #expect(owned.sorted() == Array(0..<16))
                 }
             }
         }

@@ -1,0 +1,58 @@
+import HeraldCluster
+import HeraldStore
+import HeraldTesting
+import Logging
+import Testing
+
+/// Membership against real etcd: nodes see each other join, a killed node's partitions move a
+/// lease TTL later, a node that shuts down leaves at once.
+@Suite struct MembershipTests {
+    func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return condition()
+    }
+
+    @Test func membersSeeEachOtherAndALeavingMembersPartitionsMove() async throws {
+        try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
+        try await withTemporaryDirectory { directory in
+            let etcd = try await EtcdCluster.start(members: 1, in: directory)
+            let client = EtcdClient(configuration: .init(endpoints: etcd.endpoints))
+            func member(_ id: String) -> Membership {
+                var configuration = Membership.Configuration(nodeID: id, url: "http://127.0.0.1:1/\(id)")
+                configuration.partitions = 64
+                configuration.leaseTTL = 2
+                return Membership(configuration: configuration, client: client, logger: Logger(label: id))
+            }
+            let first = member("node1")
+            let second = member("node2")
+            let runFirst = Task { try await first.run() }
+            let runSecond = Task { try await second.run() }
+            #expect(try await waitUntil(.seconds(10)) { first.snapshot.members.count == 2 && second.snapshot.members.count == 2 })
+            #expect(first.snapshot.map == second.snapshot.map)
+            #expect(first.ownedPartitions.count + second.ownedPartitions.count == 64)
+            #expect(Set(first.ownedPartitions).isDisjoint(with: second.ownedPartitions))
+
+            // Cancelling without graceful shutdown is a crash as far as etcd can tell: the key
+            // goes when the lease runs out, and the survivor then owns everything.
+            runSecond.cancel()
+            _ = try? await runSecond.value
+            #expect(try await waitUntil(.seconds(10)) { first.snapshot.members.map(\.id) == ["node1"] })
+            #expect(first.ownedPartitions.count == 64)
+
+            // A second node under a live id waits instead of taking it over.
+            let impostor = member("node1")
+            let runImpostor = Task { try await impostor.run() }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(!impostor.snapshot.registered)
+            #expect(first.snapshot.members.map(\.url) == ["http://127.0.0.1:1/node1"])
+            runImpostor.cancel()
+            _ = try? await runImpostor.value
+
+            runFirst.cancel()
+            _ = try? await runFirst.value
+            try await client.shutdown()
+            await etcd.stop()
+        }
+    }
+}
