@@ -27,6 +27,22 @@ public struct Registry: Sendable {
         try await self.submit([command])[0]
     }
 
+    /// Waits (at most `timeout`) until the view has applied everything the log holds now: after a
+    /// fenced append, so what is checked again sees the write that fenced it.
+    public func catchUp(timeout: Duration = .seconds(10)) async throws {
+        let head = try await self.log.head()
+        guard head > 0, try self.view.appliedPosition() < head else { return }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try await self.view.waitForApplied(beyond: head - 1) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw StoreError(.unavailable, "the view did not reach log position \(head) within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
     public func record(for key: RegistrationKey) throws -> RegistryRecord? {
         try self.view.record(for: key)
     }

@@ -1,9 +1,11 @@
+# shellcheck shell=bash
 # Sourced by every script in cluster/: where the repo and the state directory are, the ports
 # and pids `up` recorded, and the helpers that start, probe and stop processes. Nothing here
 # listens anywhere but 127.0.0.1.
 
 CLUSTER_HOME=$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPO_ROOT=$(cd -P "$CLUSTER_HOME/.." && pwd)
+# shellcheck disable=SC2034  # used by the scripts that source this file
 HELPER="$CLUSTER_HOME/lib/helper.py"
 PROG=${0##*/}
 
@@ -77,6 +79,8 @@ start_detached() {
     local log=$1 pidfile=$2 dir=$3
     shift 3
     rm -f "$pidfile"
+    # Logs are appended across restarts; the marker shows where each run begins.
+    printf '=== %s %s: %s\n' "$(date -Is)" "$PROG" "$*" >>"$log"
     # shellcheck disable=SC2016  # $$ and $@ belong to the inner shell
     (cd "$dir" && exec setsid bash -c 'echo $$ >"$0.tmp" && mv "$0.tmp" "$0" && exec "$@"' "$pidfile" "$@" \
         </dev/null >>"$log" 2>&1) &
@@ -90,7 +94,7 @@ stop_processes() {
     shift
     for entry in "$@"; do
         pid=${entry%%:*} expect=${entry#*:}
-        alive "$pid" "$expect" && kill -TERM "$pid" 2>/dev/null || true
+        if alive "$pid" "$expect"; then kill -TERM "$pid" 2>/dev/null || true; fi
     done
     wait_until "$grace" none_alive "$@" && return 0
     left=()
@@ -105,10 +109,12 @@ stop_processes() {
     wait_until 5 none_alive "$@" || warn "still running after SIGKILL: ${left[*]}"
 }
 
-# The HTTP status of GET URL, or 000 when nothing answers within 2 s. With a second argument,
-# the body is written there.
+# http_code URL [BODY] [SECONDS]: the HTTP status of GET URL, or 000 when nothing answers within
+# SECONDS (default 2). BODY receives the body; it is emptied first, as curl leaves it alone when
+# nothing answers.
 http_code() {
-    curl -s -o "${2:-/dev/null}" -w '%{http_code}' --max-time 2 "$1" || true
+    if [ -n "${2:-}" ]; then : >"$2"; fi
+    curl -s -o "${2:-/dev/null}" -w '%{http_code}' --max-time "${3:-2}" "$1" || true
 }
 
 # resolve_bin NAME VARIABLE: the value of VARIABLE when set (relative to the working directory,
@@ -212,13 +218,28 @@ node_url() {
     echo "http://127.0.0.1:${NODE_PORTS[$1 - 1]}"
 }
 
+# without_herald_env COMMAND…: COMMAND without any HERALD_* variable. Herald refuses HERALD_*
+# names it does not know (these scripts' own HERALD_CLUSTER_DIR and HERALD_BIN among them), and
+# one it does know would beat the node's file, e.g. one HERALD_SERVER_PORT for every node; so
+# each node's herald.yaml is its whole configuration. A plain function cannot cross
+# start_detached's exec, so this prints nothing and runs nothing: it fills CLEAN_COMMAND.
+without_herald_env() {
+    local name
+    CLEAN_COMMAND=(env)
+    while IFS= read -r name; do
+        CLEAN_COMMAND+=(-u "$name")
+    done < <(compgen -e | grep '^HERALD_' || true)
+    CLEAN_COMMAND+=("$@")
+}
+
 # Herald runs from the repo root so that relative paths in an extra YAML mean what they would
 # for `herald serve` started there.
 node_start() {
     local dir
     dir=$(node_dir "$1")
     wait_for_binary "$HERALD_BIN_PATH"
-    start_detached "$dir/herald.log" "$dir/herald.pid" "$REPO_ROOT" "$HERALD_BIN_PATH" serve --config "$dir/herald.yaml"
+    without_herald_env "$HERALD_BIN_PATH" serve --config "$dir/herald.yaml"
+    start_detached "$dir/herald.log" "$dir/herald.pid" "$REPO_ROOT" "${CLEAN_COMMAND[@]}"
 }
 
 # A rebuild replaces the binary, so a missing one gets a little time to come back.
@@ -239,13 +260,15 @@ node_healthy() {
 # Waits for /healthz on node I until DEADLINE (a $SECONDS value); fails early, with the end of
 # its log, when the process dies first.
 wait_node() {
-    local i=$1 deadline=$2 log
+    local i=$1 deadline=$2 log last
     log="$(node_dir "$i")/herald.log"
     while ! node_healthy "$i"; do
         if ! node_alive "$i"; then
-            warn "node$i exited during start-up; the end of $log:"
-            tail -n 15 "$log" | sed 's/^/    /' >&2
-            if grep -q -E 'node-id|advertise-url' "$log"; then
+            # Only this start's lines, from start_detached's marker on.
+            last=$(tac "$log" | sed '/^=== /q' | tac | tail -n 15)
+            warn "node$i exited during start-up; from $log:"
+            printf '    %s\n' "${last//$'\n'/$'\n'    }" >&2
+            if grep -q -E 'node-id|advertise-url' <<<"$last"; then
                 warn "this herald does not know cluster.node-id/cluster.advertise-url yet:" \
                     "rebuild it, or run with HERALD_CLUSTER_SKIP_NODE_KEYS=1"
             fi

@@ -65,6 +65,11 @@ def expand(value, variables, source):
     if isinstance(value, list):
         return [expand(v, variables, source) for v in value]
     if isinstance(value, str):
+        whole = PLACEHOLDER.fullmatch(value)
+        if whole and whole.group(1) in variables and variables[whole.group(1)].isdigit():
+            # `port: ${MOCK_APNS_PORT}` should stay a number in the written YAML.
+            return int(variables[whole.group(1)])
+
         def substitute(match):
             name = match.group(1)
             if name not in variables:
@@ -116,9 +121,11 @@ def readyz(args):
         return
     head, applied = body.get("logHead"), body.get("appliedPosition")
     line = body.get("status", "?")
-    if isinstance(head, int) and isinstance(applied, int):
-        line += ", lag %d (log head %d, applied %d)" % (max(head - applied, 0), head, applied)
     problems = body.get("problems") or []
+    # A node that cannot read the log reports a head of 0, which says nothing about lag.
+    known = not (problems and head == 0)
+    if isinstance(head, int) and isinstance(applied, int) and known:
+        line += ", lag %d (log head %d, applied %d)" % (max(head - applied, 0), head, applied)
     if problems:
         line += "; " + "; ".join(str(p) for p in problems)
     print(line)
@@ -133,9 +140,14 @@ def cluster(args):
     names = ", ".join("%s %s" % (m.get("id", "?"), m.get("url", "")) if isinstance(m, dict) else str(m) for m in members)
     owned = body.get("owned") or []
     first = ", ".join(str(p) for p in owned[:8]) + (", …" if len(owned) > 8 else "")
-    print("node %s, lag %s" % (body.get("node", "?"), body.get("lag", "?")))
+    line = "node %s, lag %s" % (body.get("node", "?"), body.get("lag", "?"))
+    if "etcd" in body:
+        line += ", etcd %s" % body["etcd"]
+    print(line)
     print("members (%d): %s" % (len(members), names or "none"))
-    print("owns %d partitions%s" % (len(owned), ": " + first if owned else ""))
+    total = body.get("partitions")
+    of = " of %d" % total if isinstance(total, int) else ""
+    print("owns %d%s partitions%s" % (len(owned), of, ": " + first if owned else ""))
 
 
 def main():

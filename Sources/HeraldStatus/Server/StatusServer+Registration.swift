@@ -10,10 +10,15 @@ extension StatusServer {
     struct RegistrationRefusal: Error {
         let code: Protobuf_PushNotificationRegistrationResponse.ErrorType
         let reason: String
+        /// Not a refusal the client hears: the registration gets no answer at all.
+        var isUnanswerable = false
 
         static func malformed(_ reason: String) -> Self { Self(code: .malformedMessage, reason: reason) }
         static func versionMismatch(_ reason: String) -> Self { Self(code: .versionMismatch, reason: reason) }
         static func internalError(_ reason: String) -> Self { Self(code: .internalError, reason: reason) }
+        /// The store cannot take the write now (a cluster without quorum): status-go answers
+        /// nothing when its store fails, and the client sends again.
+        static func unanswerable(_ reason: String) -> Self { Self(code: .internalError, reason: reason, isUnanswerable: true) }
     }
 
     /// status-go `buildPushNotificationRegistrationResponse`: every registration that reaches the
@@ -26,6 +31,9 @@ extension StatusServer {
             try await self.register(message)
             response.success = true
             self.metrics.answered("registration", result: "success")
+        } catch where error.isUnanswerable {
+            self.metrics.answered("registration", result: "unanswered")
+            throw StatusError(.internalFailure, "the registration was not stored and is not answered: \(error.reason)")
         } catch {
             response.error = error.code
             self.metrics.answered("registration", result: "\(error.code)")
@@ -59,16 +67,12 @@ extension StatusServer {
         }
         let hashedKey = StatusIdentity.hashedKey(signer)
         let key: RegistrationKey
-        let stored: UInt64
         do {
             key = try RegistrationKey(scope: .status, subject: hashedKey, installationID: registration.installationID)
-            stored = try self.registry.record(for: key)?.version ?? 0
         } catch {
-            throw .malformed("looking up the stored version failed: \(error)")
+            throw .malformed("the registration key is invalid: \(error)")
         }
-        guard registration.version > stored else {
-            throw .versionMismatch("version \(registration.version) is not above the stored \(stored)")
-        }
+        try self.checkVersion(registration.version, of: key)
         if !registration.unregister {
             try self.validateRegistration(registration, signer: signer)
         }
@@ -99,17 +103,58 @@ extension StatusServer {
         }
         let applied: RegistryRecord?
         do {
-            try await self.registry.submit(command)
-            applied = try self.registry.record(for: key)
+            applied = try await self.store(command, version: registration.version)
+        } catch let refusal as RegistrationRefusal {
+            throw refusal
         } catch {
             throw .internalError("storing the registration failed: \(error)")
         }
-        // A concurrent registration of a higher version wins; this one was then not applied.
-        if let applied, applied.version != registration.version {
-            throw .versionMismatch("version \(registration.version) was overtaken by \(applied.version)")
+        // A concurrent registration of a higher version, or another of the same version applied
+        // first, wins; this one was then not applied.
+        let won: Bool
+        switch command {
+        case .register(let submitted): won = applied?.registration == submitted
+        default:
+            // Unregistering what was never registered stores nothing (status.md §5.2).
+            won = applied.map { $0.version == registration.version && $0.registration == nil } ?? true
+        }
+        guard won else {
+            throw .versionMismatch("version \(registration.version) was overtaken by \(applied?.version ?? 0)")
         }
         // status-go joins the query topic after an unregister too.
         self.queryTopics.join(hashedKey: hashedKey)
+    }
+
+    /// The version must be above the stored one (status.md §5.2).
+    private func checkVersion(_ version: UInt64, of key: RegistrationKey) throws(RegistrationRefusal) {
+        let stored: UInt64
+        do {
+            stored = try self.registry.record(for: key)?.version ?? 0
+        } catch {
+            throw .malformed("looking up the stored version failed: \(error)")
+        }
+        guard version > stored else {
+            throw .versionMismatch("version \(version) is not above the stored \(stored)")
+        }
+    }
+
+    /// Appends `command` and returns the record the view then holds. In a cluster another node
+    /// may have written the partition since this one checked the version: the append is fenced
+    /// off, the view catches up, and the version is checked again, so the loser of a race hears
+    /// VERSION_MISMATCH, as it would have from one node.
+    private func store(_ command: RegistryCommand, version: UInt64) async throws -> RegistryRecord? {
+        for attempt in 1...3 {
+            do {
+                try await self.registry.submit(command)
+                return try self.registry.record(for: command.key)
+            } catch let error as StoreError where error.code == .fenced && attempt < 3 {
+                try await self.registry.catchUp()
+                try self.checkVersion(version, of: command.key)
+            } catch let error as StoreError where error.code == .unavailable || error.code == .fenced {
+                throw RegistrationRefusal.unanswerable("\(error)")
+            }
+        }
+        throw RegistrationRefusal.unanswerable("the partition kept moving")
     }
 
     /// Steps 10–14 of status.md §5.2, skipped for an unregister.

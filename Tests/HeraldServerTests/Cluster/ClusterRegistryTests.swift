@@ -108,4 +108,40 @@ import Testing
             }
         }
     }
+
+    @Test func concurrentReRegistrationsThroughDifferentNodesLetExactlyOneVersionWin() async throws {
+        try await withNodes(2) { nodes, serverKey in
+            let identity = Secp256k1PrivateKey()
+            let client = StatusClient(identity: identity, server: serverKey.publicKey)
+            let installation = UUID().uuidString.lowercased()
+            @Sendable func registration(_ version: UInt64, token: Int) throws -> WakuMessage {
+                try client.registration(
+                    installationID: installation,
+                    version: version,
+                    accessToken: UUID().uuidString.lowercased(),
+                    deviceToken: String(format: "%064x", token),
+                    apnTopic: "im.status.ethereum"
+                )
+            }
+            try await nodes[0].application.test(.router) { first in
+                try await nodes[1].application.test(.router) { second in
+                    let registered = try await post(try registration(1, token: 1), to: first)
+                    #expect(try StatusAnswer(registered[0], openedWith: identity).registrationResponse().success)
+                    // Three version-2 registrations through each node at once.
+                    let messages = try (0..<6).map { try registration(2, token: 100 + $0) }
+                    let answers = try await withThrowingTaskGroup(of: [WakuMessage].self) { group in
+                        for (index, message) in messages.enumerated() {
+                            let target: any TestClientProtocol = index % 2 == 0 ? first : second
+                            group.addTask { try await post(message, to: target) }
+                        }
+                        return try await group.reduce(into: [WakuMessage]()) { $0 += $1 }
+                    }
+                    let responses = try answers.map { try StatusAnswer($0, openedWith: identity).registrationResponse() }
+                    #expect(responses.count == 6, "every registration is answered")
+                    #expect(responses.filter(\.success).count == 1)
+                    #expect(responses.filter { !$0.success }.allSatisfy { $0.error == .versionMismatch })
+                }
+            }
+        }
+    }
 }
