@@ -109,12 +109,19 @@ stop_processes() {
     wait_until 5 none_alive "$@" || warn "still running after SIGKILL: ${left[*]}"
 }
 
-# http_code URL [BODY] [SECONDS]: the HTTP status of GET URL, or 000 when nothing answers within
-# SECONDS (default 2). BODY receives the body; it is emptied first, as curl leaves it alone when
-# nothing answers.
+# http_code URL [BODY] [SECONDS]: the HTTP status of GET URL; `refused` when nothing listens,
+# `timeout` when no answer came within SECONDS (default 2), `000` for other failures. BODY
+# receives the body; it is emptied first, as curl leaves it alone when nothing answers.
 http_code() {
+    local code rc=0
     if [ -n "${2:-}" ]; then : >"$2"; fi
-    curl -s -o "${2:-/dev/null}" -w '%{http_code}' --max-time "${3:-2}" "$1" || true
+    code=$(curl -s -o "${2:-/dev/null}" -w '%{http_code}' --max-time "${3:-2}" "$1") || rc=$?
+    case $rc in
+        0) echo "$code" ;;
+        7) echo refused ;;
+        28) echo timeout ;;
+        *) echo 000 ;;
+    esac
 }
 
 # resolve_bin NAME VARIABLE: the value of VARIABLE when set (relative to the working directory,
@@ -250,7 +257,7 @@ wait_for_binary() {
 }
 
 node_port_quiet() {
-    [ "$(http_code "$(node_url "$1")/healthz")" = 000 ]
+    [ "$(http_code "$(node_url "$1")/healthz")" = refused ]
 }
 
 node_healthy() {

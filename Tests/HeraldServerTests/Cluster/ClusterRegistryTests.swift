@@ -16,6 +16,11 @@ import Testing
 @Suite struct ClusterRegistryTests {
     /// Nodes with the Status front door (one server key for the cluster), each with its own store.
     func withNodes(_ count: Int, _ body: ([HeraldNode], Secp256k1PrivateKey) async throws -> Void) async throws {
+        try await self.withNodes(count) { nodes, key, _ in try await body(nodes, key) }
+    }
+
+    /// The same, also handing over each node's configuration, to build a node again on its store.
+    func withNodes(_ count: Int, _ body: ([HeraldNode], Secp256k1PrivateKey, [HeraldConfiguration]) async throws -> Void) async throws {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try await withTemporaryDirectory { directory in
             let etcd = try await EtcdCluster.start(members: 1, in: directory)
@@ -23,6 +28,7 @@ import Testing
             let serverKey = Secp256k1PrivateKey()
             try StatusIdentity.write(serverKey, toFile: directory + "/status.key")
             var nodes: [HeraldNode] = []
+            var configurations: [HeraldConfiguration] = []
             for index in 0..<count {
                 let effective = try await HeraldConfiguration.load(
                     from: ConfigurationSources(
@@ -38,9 +44,10 @@ import Testing
                         defaultFilePath: "/nonexistent/herald.yaml"
                     )
                 )
+                configurations.append(effective.configuration)
                 nodes.append(try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "node\(index)")))
             }
-            try await body(nodes, serverKey)
+            try await body(nodes, serverKey, configurations)
             await etcd.stop()
         }
     }
@@ -140,6 +147,51 @@ import Testing
                     #expect(responses.count == 6, "every registration is answered")
                     #expect(responses.filter(\.success).count == 1)
                     #expect(responses.filter { !$0.success }.allSatisfy { $0.error == .versionMismatch })
+                }
+            }
+        }
+    }
+
+    @Test func aRestartedNodeCatchesUpFromItsAppliedRevisionAndBecomesReady() async throws {
+        try await withNodes(2) { nodes, serverKey, configurations in
+            let identity = Secp256k1PrivateKey()
+            let client = StatusClient(identity: identity, server: serverKey.publicKey)
+            @Sendable func registration(_ installation: String) throws -> WakuMessage {
+                try client.registration(
+                    installationID: installation,
+                    version: 1,
+                    accessToken: UUID().uuidString.lowercased(),
+                    deviceToken: String(repeating: "cd", count: 32),
+                    apnTopic: "im.status.ethereum"
+                )
+            }
+            try await nodes[0].application.test(.router) { first in
+                _ = try await post(try registration(UUID().uuidString.lowercased()), to: first)
+                let written = try nodes[0].store.view.appliedPosition()
+                try await nodes[1].application.test(.router) { _ in
+                    _ = try await nodes[1].store.view.waitForApplied(beyond: written - 1)
+                }
+                // Node 1 is down (its store closed); the cluster goes on without it.
+                let applied = try LocalStore(path: configurations[1].store.path)
+                let appliedBefore = try applied.view.appliedPosition()
+                try await applied.close()
+                #expect(appliedBefore == written)
+                for _ in 0..<5 { _ = try await post(try registration(UUID().uuidString.lowercased()), to: first) }
+                let head = try nodes[0].store.view.appliedPosition()
+                #expect(head > written)
+
+                let restarted = try HeraldNode.build(configuration: configurations[1], logger: Logger(label: "node1-again"))
+                try await restarted.application.test(.router) { second in
+                    var ready = false
+                    let deadline = ContinuousClock.now + .seconds(20)
+                    while !ready, ContinuousClock.now < deadline {
+                        let response = try await second.execute(uri: "/readyz", method: .get)
+                        let applied = try restarted.store.view.appliedPosition()
+                        ready = response.status == .ok && applied >= head
+                        if !ready { try await Task.sleep(for: .milliseconds(50)) }
+                    }
+                    #expect(ready)
+                    #expect(try restarted.store.view.recordCount() == 6)
                 }
             }
         }
