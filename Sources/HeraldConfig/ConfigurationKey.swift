@@ -14,6 +14,8 @@ public struct ConfigurationKey: Sendable, Hashable {
         case duration
         case integer(ClosedRange<Int>)
         case oneOf([String])
+        /// Several strings: comma-separated in a flag, a variable or the file.
+        case list
 
         package var summary: String {
             switch self {
@@ -24,6 +26,7 @@ public struct ConfigurationKey: Sendable, Hashable {
             case .duration: "duration (`500ms`, `30s`, `2m`, `1h`, `30d`; a number is seconds)"
             case .integer(let range): "integer (\(range.lowerBound)–\(range.upperBound))"
             case .oneOf(let values): values.joined(separator: " \\| ")
+            case .list: "comma-separated list"
             }
         }
     }

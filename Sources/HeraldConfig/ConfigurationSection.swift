@@ -45,6 +45,17 @@ public struct ConfigurationSection: Sendable {
         return self.reader.string(forKey: ConfigKey(declared.components), isSecret: declared.isSecret)?.trimmingSpaces
     }
 
+    /// A list: the providers' own arrays (flags and variables split at commas), or one string
+    /// split at commas; items trimmed, empty ones dropped.
+    public func list(_ key: String) throws -> [String] {
+        let declared = try self.declared(key)
+        let configKey = ConfigKey(declared.components)
+        let items = self.reader.stringArray(forKey: configKey, isSecret: declared.isSecret)
+            ?? self.reader.string(forKey: configKey, isSecret: declared.isSecret).map { [$0] }
+            ?? []
+        return items.flatMap { $0.split(separator: ",") }.map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+    }
+
     /// A string that must not be empty when set: a path, a host.
     public func nonEmptyString(_ key: String, expecting expectation: String) throws -> String? {
         let declared = try self.declared(key)

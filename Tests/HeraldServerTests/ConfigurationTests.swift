@@ -282,4 +282,14 @@ import Testing
             "docs/configuration.md's table differs from `herald config reference`; paste its output into the document"
         )
     }
+
+    @Test func etcdEndpointsAreAListFromEverySource() async throws {
+        let expected = ["http://127.0.0.1:2379", "http://127.0.0.2:2379"]
+        #expect(try await load(["--cluster-etcd-endpoints", "http://127.0.0.1:2379,http://127.0.0.2:2379"]).configuration.cluster.etcdEndpoints == expected)
+        #expect(try await load(environment: ["HERALD_CLUSTER_ETCD_ENDPOINTS": "http://127.0.0.1:2379, http://127.0.0.2:2379"]).configuration.cluster.etcdEndpoints == expected)
+        #expect(try await load(file: "cluster:\n  etcd-endpoints: http://127.0.0.1:2379,http://127.0.0.2:2379\n").configuration.cluster.etcdEndpoints == expected)
+        #expect(try await load().configuration.cluster.isEnabled == false)
+        let error = await error(["--cluster-etcd-endpoints", "http://127.0.0.1:2379,etcd:2379"])
+        #expect(error?.message.contains("cluster.etcd-endpoints") == true)
+    }
 }

@@ -64,7 +64,13 @@ extension HeraldConfiguration {
         var entries: [EffectiveConfiguration.Entry] = []
         var sources: [String: String] = [:]
         for key in keys {
-            let raw = reader.string(forKey: ConfigKey(key.components), isSecret: key.isSecret)
+            let raw: String?
+            if case .list = key.kind {
+                raw = reader.stringArray(forKey: ConfigKey(key.components), isSecret: key.isSecret)?.joined(separator: ",")
+                    ?? reader.string(forKey: ConfigKey(key.components), isSecret: key.isSecret)
+            } else {
+                raw = reader.string(forKey: ConfigKey(key.components), isSecret: key.isSecret)
+            }
             let source: String
             switch audit.origin(of: key.components) {
             case .failed(let index, let error):

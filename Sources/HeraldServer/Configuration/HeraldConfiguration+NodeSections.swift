@@ -71,7 +71,7 @@ extension HeraldConfiguration.Metrics {
 
 extension HeraldConfiguration.Cluster {
     init(reading section: ConfigurationSection) throws {
-        let endpoints = (try section.string("etcd-endpoints") ?? "").split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+        let endpoints = try section.list("etcd-endpoints")
         for endpoint in endpoints {
             guard ConfigurationValueParsing.isHTTPURL(endpoint) else {
                 throw section.error("etcd-endpoints", "'\(endpoint)' is not an http or https URL such as http://127.0.0.1:2379")

@@ -191,7 +191,7 @@ public struct HeraldConfiguration: Sendable, Hashable {
         ),
         ConfigurationKey(
             "cluster.etcd-endpoints",
-            .string,
+            .list,
             default: nil,
             help: "Comma-separated client URLs of the etcd members (`http://10.0.0.1:2379,http://10.0.0.2:2379`). Setting it runs the node in a cluster: the command log is in etcd and every node applies it to its own LMDB view. See docs/cluster.md."
         ),

@@ -19,11 +19,20 @@ import Testing
         try await self.withNodes(count) { nodes, key, _ in try await body(nodes, key) }
     }
 
-    /// The same, also handing over each node's configuration, to build a node again on its store.
     func withNodes(_ count: Int, _ body: ([HeraldNode], Secp256k1PrivateKey, [HeraldConfiguration]) async throws -> Void) async throws {
+        try await self.withNodes(count, etcdMembers: 1) { nodes, key, configurations, _ in try await body(nodes, key, configurations) }
+    }
+
+    /// The same, also handing over each node's configuration (to build a node again on its store)
+    /// and the etcd members.
+    func withNodes(
+        _ count: Int,
+        etcdMembers: Int,
+        _ body: ([HeraldNode], Secp256k1PrivateKey, [HeraldConfiguration], EtcdCluster) async throws -> Void
+    ) async throws {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try await withTemporaryDirectory { directory in
-            let etcd = try await EtcdCluster.start(members: 1, in: directory)
+            let etcd = try await EtcdCluster.start(members: etcdMembers, in: directory)
             defer { Task { await etcd.stop() } }
             let serverKey = Secp256k1PrivateKey()
             try StatusIdentity.write(serverKey, toFile: directory + "/status.key")
@@ -40,6 +49,7 @@ import Testing
                             "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
                             "--cluster-partitions", "16",
                             "--cluster-node-id", "node\(index)",
+                            "--cluster-request-timeout", "3s",
                         ],
                         defaultFilePath: "/nonexistent/herald.yaml"
                     )
@@ -47,7 +57,7 @@ import Testing
                 configurations.append(effective.configuration)
                 nodes.append(try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "node\(index)")))
             }
-            try await body(nodes, serverKey, configurations)
+            try await body(nodes, serverKey, configurations, etcd)
             await etcd.stop()
         }
     }
@@ -193,6 +203,48 @@ import Testing
                     #expect(ready)
                     #expect(try restarted.store.view.recordCount() == 6)
                 }
+            }
+        }
+    }
+
+    @Test func losingOneEtcdMemberKeepsWritesGoingAndLosingQuorumLeavesRegistrationsUnanswered() async throws {
+        try await withNodes(1, etcdMembers: 3) { nodes, serverKey, _, etcd in
+            let identity = Secp256k1PrivateKey()
+            let client = StatusClient(identity: identity, server: serverKey.publicKey)
+            let installation = UUID().uuidString.lowercased()
+            @Sendable func registration(_ version: UInt64) throws -> WakuMessage {
+                try client.registration(
+                    installationID: installation,
+                    version: version,
+                    accessToken: UUID().uuidString.lowercased(),
+                    deviceToken: String(repeating: "ef", count: 32),
+                    apnTopic: "im.status.ethereum"
+                )
+            }
+            try await nodes[0].application.test(.router) { node in
+                let first = try await post(try registration(1), to: node)
+                #expect(try StatusAnswer(first[0], openedWith: identity).registrationResponse().success)
+
+                await etcd.kill(0)
+                // A majority remains. If the killed member led, a write caught in the election
+                // goes unanswered and the client sends again, as status-go's client does.
+                var version: UInt64 = 2
+                var answered = false
+                let deadline = ContinuousClock.now + .seconds(40)
+                while !answered, ContinuousClock.now < deadline {
+                    let answers = try await post(try registration(version), to: node)
+                    if let answer = answers.first {
+                        answered = try StatusAnswer(answer, openedWith: identity).registrationResponse().success
+                    }
+                    version += 1
+                }
+                #expect(answered, "writes continue with two of three etcd members")
+
+                await etcd.kill(1)
+                let withoutQuorum = try await post(try registration(version), to: node)
+                #expect(withoutQuorum.isEmpty, "no answer without quorum, as status-go gives none when its store fails")
+                let ready = try await node.execute(uri: "/readyz", method: .get)
+                #expect(ready.status == .serviceUnavailable)
             }
         }
     }
