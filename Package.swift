@@ -249,6 +249,7 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: [
+                "HeraldCluster",
                 "HeraldConfig",
                 "HeraldFrontDoor",
                 "HeraldCore",

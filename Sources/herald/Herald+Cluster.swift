@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import HeraldCluster
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -23,23 +24,6 @@ extension Herald.Cluster {
         @Option(name: .customLong("url"), help: "A node's HTTP address; repeat for several nodes.")
         var urls: [String] = ["http://127.0.0.1:8080"]
 
-        struct NodeStatus: Decodable {
-            struct Member: Decodable {
-                var id: String
-                var url: String
-            }
-
-            var node: String
-            var mode: String
-            var members: [Member]
-            var partitions: Int
-            var owned: [Int]
-            var appliedRevision: UInt64
-            var logHead: UInt64
-            var lag: UInt64
-            var etcd: String
-        }
-
         func run() async throws {
             var failed = false
             for url in self.urls {
@@ -53,7 +37,7 @@ extension Herald.Cluster {
                         failed = true
                         continue
                     }
-                    let status = try JSONDecoder().decode(NodeStatus.self, from: Data(buffer: body))
+                    let status = try JSONDecoder().decode(ClusterStatus.self, from: Data(buffer: body))
                     print("\(url): node \(status.node) (\(status.mode)), etcd \(status.etcd)")
                     print("  members: \(status.members.map { "\($0.id) \($0.url)" }.joined(separator: ", "))")
                     print("  partitions owned: \(status.owned.count) of \(status.partitions)")

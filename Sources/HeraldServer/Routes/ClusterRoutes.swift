@@ -9,30 +9,18 @@ struct ClusterRoutes: Sendable {
     let log: any CommandLog
     let view: any RegistryView
 
-    struct Status: ResponseEncodable {
-        var node: String
-        var mode: String
-        var members: [ClusterMember]
-        var partitions: Int
-        var owned: [Int]
-        var appliedRevision: UInt64
-        var logHead: UInt64
-        var lag: UInt64
-        var etcd: String
-    }
-
     func register(on router: Router<HeraldRequestContext>) {
-        router.get("/cluster") { _, _ in try await self.status() }
+        router.get("/cluster") { _, _ in ClusterStatusBody(status: try await self.status()) }
     }
 
-    func status() async throws -> Status {
+    func status() async throws -> ClusterStatus {
         let applied = try self.view.appliedPosition()
         let head = (try? await self.log.head()) ?? applied
         guard let membership = self.membership else {
-            return Status(node: "single", mode: "single", members: [], partitions: 0, owned: [], appliedRevision: applied, logHead: head, lag: head > applied ? head - applied : 0, etcd: "none")
+            return ClusterStatus(node: "single", mode: "single", members: [], partitions: 0, owned: [], appliedRevision: applied, logHead: head, etcd: "none")
         }
         let snapshot = membership.snapshot
-        return Status(
+        return ClusterStatus(
             node: membership.configuration.nodeID,
             mode: "cluster",
             members: snapshot.members,
@@ -40,8 +28,16 @@ struct ClusterRoutes: Sendable {
             owned: snapshot.map.owned(by: membership.configuration.nodeID),
             appliedRevision: applied,
             logHead: head,
-            lag: head > applied ? head - applied : 0,
             etcd: snapshot.etcdReachable ? "reachable" : "unreachable"
         )
+    }
+}
+
+/// The status as the answer's JSON body, as it is.
+struct ClusterStatusBody: ResponseEncodable {
+    let status: ClusterStatus
+
+    func encode(to encoder: any Encoder) throws {
+        try self.status.encode(to: encoder)
     }
 }
