@@ -73,6 +73,10 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -81,6 +85,7 @@ let package = Package(
         .target(
             name: "HeraldFrontDoor",
             dependencies: [
+                "HeraldCluster",
                 "HeraldConfig",
                 "HeraldCore",
                 "HeraldDelivery",
@@ -150,6 +155,7 @@ let package = Package(
         .target(
             name: "HeraldStatus",
             dependencies: [
+                "HeraldCluster",
                 "HeraldConfig",
                 "HeraldCore",
                 "HeraldCrypto",
@@ -392,6 +398,7 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "HeraldServer",
                 "HeraldConfig",
                 "HeraldFrontDoor",

@@ -79,6 +79,10 @@ public final class Membership: Service, Sendable {
                     try await self.maintain(lease: granted.id, ttl: granted.ttl)
                 } catch {
                     if Task.isCancelled || Task.isShuttingDownGracefully { break }
+                    // A lease that is still alive would keep this node's key, and the new
+                    // registration would wait for it to expire.
+                    if let old = lease { try? await self.client.revoke(lease: old) }
+                    lease = nil
                     failures += 1
                     self.update { $0.etcdReachable = false; $0.registered = false }
                     let pause = Duration.milliseconds(200 * (1 << min(failures, 5)))
@@ -96,19 +100,39 @@ public final class Membership: Service, Sendable {
         self.update { $0.registered = false }
     }
 
-    /// Renews the lease and follows the member set until either fails or shutdown begins.
+    /// Renews the lease until it is gone (then the caller registers again) or shutdown begins,
+    /// and follows the member set meanwhile. A failed renewal is tried again at the next tick and
+    /// a failed watch is restarted: neither gives up the lease, which would make the node leave
+    /// and rejoin (moving partitions twice) over a blip.
     private func maintain(lease: Int64, ttl: Int64) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 let interval = Duration.milliseconds(max(ttl, 2) * 1000 / 3)
                 while !Task.isShuttingDownGracefully {
                     try await Task.sleep(for: interval)
-                    let remaining = try await self.client.keepAlive(lease: lease)
-                    guard remaining > 0 else { throw EtcdError(.leaseNotFound, "the membership lease expired") }
-                    self.update { $0.etcdReachable = true }
+                    do {
+                        let remaining = try await self.client.keepAlive(lease: lease)
+                        guard remaining > 0 else { throw EtcdError(.leaseNotFound, "the membership lease expired") }
+                        self.update { $0.etcdReachable = true }
+                    } catch let error as EtcdError where error.code != .leaseNotFound {
+                        self.update { $0.etcdReachable = false }
+                    }
                 }
             }
-            group.addTask { try await self.followMembers() }
+            group.addTask {
+                var failures = 0
+                while !Task.isShuttingDownGracefully {
+                    do {
+                        try await self.followMembers()
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        failures += 1
+                        self.logger.warning("the cluster member watch failed; restarting", metadata: ["error": "\(error)"])
+                        try await Task.sleep(for: .milliseconds(100 * (1 << min(failures, 6))))
+                    }
+                }
+            }
             defer { group.cancelAll() }
             try await group.next()
         }

@@ -3,8 +3,13 @@ extension RegistrationKey {
     /// in one partition, so one owner writes all of a subject's registrations. FNV-1a over the
     /// scope and subject: stable across processes and builds, unlike `Hasher`.
     public func partition(of count: Int) -> Int {
+        Self.partition(scope: self.scope, subject: self.subject, of: count)
+    }
+
+    /// The partition of every key of `subject` in `scope`.
+    public static func partition(scope: RegistrationScope, subject: [UInt8], of count: Int) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in [self.scope.rawValue] + self.subject {
+        for byte in [scope.rawValue] + subject {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }

@@ -19,6 +19,10 @@ public protocol FrontDoor: Sendable {
     /// Adds its routes. The node passes its API group, which requires `api.bearer-token` when set.
     func registerRoutes(on router: some RouterMethods<HeraldRequestContext>)
 
+    /// Adds the routes other nodes forward requests to, in a cluster. The node passes a group
+    /// that requires `cluster.secret`; nothing there is forwarded again.
+    func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>)
+
     /// Its long-lived work (dispatchers, transport adapters), in the order it must start; the node
     /// stops them in reverse, after the HTTP server and before delivery.
     var services: [any Service] { get }
@@ -29,4 +33,6 @@ public protocol FrontDoor: Sendable {
 
 extension FrontDoor {
     public var services: [any Service] { [] }
+
+    public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {}
 }

@@ -1,4 +1,5 @@
 public import CoreMetrics
+public import HeraldCluster
 public import HeraldDelivery
 public import HeraldStore
 public import Logging
@@ -16,6 +17,8 @@ public struct FrontDoorContext: Sendable {
     public var logger: Logger
     /// The effective configuration as YAML, secrets redacted (gorush serves it at `/api/config`).
     public var configurationText: String?
+    /// In a cluster: which node writes each partition, and forwarding to it. `nil` alone.
+    public var router: ClusterRouter?
 
     public init(
         registry: Registry,
@@ -23,8 +26,10 @@ public struct FrontDoorContext: Sendable {
         delivery: DeliveryPool?,
         metrics: any MetricsFactory,
         logger: Logger,
-        configurationText: String? = nil
+        configurationText: String? = nil,
+        router: ClusterRouter? = nil
     ) {
+        self.router = router
         self.registry = registry
         self.markers = markers
         self.delivery = delivery

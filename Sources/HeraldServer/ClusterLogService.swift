@@ -1,3 +1,4 @@
+import HeraldCluster
 import HeraldStore
 import ServiceLifecycle
 
@@ -6,6 +7,7 @@ import ServiceLifecycle
 /// writer, and before the store closes.
 struct ClusterLogService: Service {
     let log: EtcdCommandLog
+    let router: ClusterRouter
 
     func run() async throws {
         do {
@@ -13,6 +15,7 @@ struct ClusterLogService: Service {
         } catch is CancellationError {
             // Cancelled instead of shut down gracefully: still close the client.
         }
+        try await self.router.shutdown()
         try await self.log.client.shutdown()
     }
 }

@@ -1,4 +1,4 @@
-import HeraldCluster
+public import HeraldCluster
 import HeraldConfig
 public import HeraldDelivery
 public import HeraldFrontDoor
@@ -23,6 +23,8 @@ public struct HeraldNode: Sendable {
     public let delivery: DeliveryPool?
     /// The front doors the configuration enables, in `frontDoors` order.
     public let frontDoors: [any FrontDoor]
+    /// In a cluster: membership, the partition map and forwarding. `nil` alone.
+    public let router: ClusterRouter?
     /// The HTTP application; it also runs the other services, and on graceful shutdown stops the
     /// server first, then the front doors' services, delivery and the follower, then closes the
     /// store.
@@ -105,7 +107,8 @@ public struct HeraldNode: Sendable {
             delivery: delivery,
             metrics: factory,
             logger: logger,
-            configurationText: configurationText
+            configurationText: configurationText,
+            router: cluster?.router
         )
         let frontDoors = try frontDoorTypes.compactMap { try Self.make($0, configuration: configuration, context: context) }
 
@@ -118,6 +121,7 @@ public struct HeraldNode: Sendable {
             registry: metricsRegistry,
             storeMetrics: StoreMetrics(store: store, log: log, factory: factory),
             clusterMetrics: cluster.map { ClusterMetrics(membership: $0.membership, factory: factory) },
+            membership: cluster?.membership,
             metricsToken: configuration.metrics.bearerToken,
             delivery: delivery
         ).register(on: router)
@@ -128,13 +132,19 @@ public struct HeraldNode: Sendable {
             api.add(middleware: BearerTokenMiddleware(token: token))
         }
         for frontDoor in frontDoors { frontDoor.registerRoutes(on: api) }
+        if let secret = configuration.cluster.secret, cluster != nil {
+            // What other nodes forward here; only they know the secret.
+            let forwarded = router.group()
+            forwarded.add(middleware: BearerTokenMiddleware(token: secret, realm: "herald-cluster"))
+            for frontDoor in frontDoors { frontDoor.registerInternalRoutes(on: forwarded) }
+        }
 
         // Listed so that graceful shutdown, which runs in reverse, stops the front doors' work
         // first (draining their queued pushes), then closes provider connections, then posts the
         // last feedback, then closes the store.
         var services: [any Service] = [StoreService(store: store)]
         if let cluster {
-            services.append(ClusterLogService(log: cluster.log))
+            services.append(ClusterLogService(log: cluster.log, router: cluster.router))
             services.append(cluster.membership)
         }
         services.append(LogFollower(log: log, view: store.view, logger: logger))
@@ -158,12 +168,17 @@ public struct HeraldNode: Sendable {
             metrics: metricsRegistry,
             delivery: delivery,
             frontDoors: frontDoors,
+            router: cluster?.router,
             application: application
         )
     }
 
     /// The etcd log and this node's membership, sharing one etcd client.
-    private static func makeCluster(_ configuration: HeraldConfiguration, view: LMDBRegistryView, logger: Logger) -> (log: EtcdCommandLog, membership: Membership) {
+    private static func makeCluster(
+        _ configuration: HeraldConfiguration,
+        view: LMDBRegistryView,
+        logger: Logger
+    ) -> (log: EtcdCommandLog, membership: Membership, router: ClusterRouter) {
         let cluster = configuration.cluster
         var clientConfiguration = EtcdClient.Configuration(endpoints: cluster.etcdEndpoints)
         clientConfiguration.requestTimeout = cluster.requestTimeout
@@ -171,12 +186,14 @@ public struct HeraldNode: Sendable {
         var logConfiguration = EtcdCommandLog.Configuration()
         logConfiguration.prefix = cluster.prefix
         logConfiguration.partitions = cluster.partitions
+        logConfiguration.writer = configuration.nodeID
         let log = EtcdCommandLog(client: client, configuration: logConfiguration, appliedPosition: { try view.appliedPosition() }, logger: logger)
         var membership = Membership.Configuration(nodeID: configuration.nodeID, url: configuration.advertiseURL)
         membership.prefix = cluster.prefix
         membership.partitions = cluster.partitions
         membership.leaseTTL = Int64(cluster.leaseTTL)
-        return (log, Membership(configuration: membership, client: client, logger: logger))
+        let members = Membership(configuration: membership, client: client, logger: logger)
+        return (log, members, ClusterRouter(membership: members, secret: cluster.secret ?? "", requestTimeout: cluster.requestTimeout * 2))
     }
 
     private static func make<Door: FrontDoor>(_ type: Door.Type, configuration: HeraldConfiguration, context: FrontDoorContext) throws -> (any FrontDoor)? {

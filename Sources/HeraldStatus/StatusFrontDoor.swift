@@ -44,7 +44,8 @@ public struct StatusFrontDoor: FrontDoor {
             delivery: pushes,
             configuration: serverConfiguration,
             metrics: context.metrics,
-            logger: context.logger
+            logger: context.logger,
+            router: context.router
         )
         server.joinQueryTopicsAsRegistrationsApply()
         try server.joinStoredQueryTopics()
@@ -58,6 +59,10 @@ public struct StatusFrontDoor: FrontDoor {
 
     public func registerRoutes(on router: some RouterMethods<HeraldRequestContext>) {
         StatusRoutes<HeraldRequestContext>(server: self.server).register(on: router)
+    }
+
+    public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {
+        StatusRoutes<HeraldRequestContext>(server: self.server).registerInternal(on: router)
     }
 
     /// The dispatcher first, then the relay: the relay stops first and its last answers' pushes

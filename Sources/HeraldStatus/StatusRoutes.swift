@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 public import Hummingbird
+import HeraldCluster
 import HeraldCore
 import HeraldCrypto
 import NIOFoundationCompat
@@ -25,6 +27,25 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
         router.get("/status/v1/identity") { _, _ in
             Self.json(status: .ok, Array(#"{"publicKey":"0x\#(Hex.encode(self.server.identity.publicKey.uncompressedRepresentation))","partitionedTopic":"\#(self.server.identity.partitionedTopic)","personalTopic":"\#(self.server.identity.personalTopic)"}"#.utf8))
         }
+    }
+
+    /// The internal API other nodes forward registrations to; behind the cluster secret.
+    public func registerInternal(on router: some RouterMethods<Context>) {
+        router.post(RouterPath(stringLiteral: StatusServer.forwardingPath)) { request, _ in try await self.forwarded(request) }
+    }
+
+    /// A message another node forwarded: handled here, never forwarded again.
+    func forwarded(_ request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: self.maximumBodySize)
+        let message: WakuMessage
+        do {
+            message = try JSONDecoder().decode(WakuMessage.self, from: Data(buffer: body))
+        } catch {
+            return Self.error(.badRequest, "the body must be one Waku message in nwaku's JSON form: \(error)")
+        }
+        let from = HTTPField.Name(ClusterRouter.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
+        let replies = await self.server.handle(message, forwardedFrom: from)
+        return Self.json(status: .ok, Array(try JSONEncoder().encode(replies)))
     }
 
     func messages(_ request: Request) async throws -> Response {

@@ -6,7 +6,8 @@ import Testing
 
 /// Membership against real etcd: nodes see each other join, a killed node's partitions move a
 /// lease TTL later, a node that shuts down leaves at once.
-@Suite struct MembershipTests {
+// Serialized: each test starts etcd members on ports picked free just before.
+@Suite(.serialized) struct MembershipTests {
     func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }

@@ -66,8 +66,9 @@ import Testing
     }
 
     @Test func everyKeyIsSettableByItsDocumentedVariableAndFlag() async throws {
-        // delivery.default-app must name a configured app; appsAreFoundInTheFile… covers it.
-        for key in HeraldConfiguration.keys where !key.isTemplate && key.name != "delivery.default-app" {
+        // delivery.default-app must name a configured app (appsAreFoundInTheFile… covers it), and
+        // cluster.etcd-endpoints needs cluster.secret (etcdEndpointsAreAList… covers it).
+        for key in HeraldConfiguration.keys where !key.isTemplate && !["delivery.default-app", "cluster.etcd-endpoints"].contains(key.name) {
             let value = key.defaultValue ?? (key.name.hasSuffix("url") || key.name.hasSuffix("endpoints") ? "https://example.com/hook" : "token")
             let fromEnvironment = try await load(environment: [key.environmentVariable: value])
             #expect(fromEnvironment.entries.first { $0.key == key }?.source == "environment variable \(key.environmentVariable)")
@@ -285,11 +286,14 @@ import Testing
 
     @Test func etcdEndpointsAreAListFromEverySource() async throws {
         let expected = ["http://127.0.0.1:2379", "http://127.0.0.2:2379"]
-        #expect(try await load(["--cluster-etcd-endpoints", "http://127.0.0.1:2379,http://127.0.0.2:2379"]).configuration.cluster.etcdEndpoints == expected)
-        #expect(try await load(environment: ["HERALD_CLUSTER_ETCD_ENDPOINTS": "http://127.0.0.1:2379, http://127.0.0.2:2379"]).configuration.cluster.etcdEndpoints == expected)
-        #expect(try await load(file: "cluster:\n  etcd-endpoints: http://127.0.0.1:2379,http://127.0.0.2:2379\n").configuration.cluster.etcdEndpoints == expected)
+        let secret = ["--cluster-secret", "s3cret"]
+        #expect(try await load(["--cluster-etcd-endpoints", "http://127.0.0.1:2379,http://127.0.0.2:2379"] + secret).configuration.cluster.etcdEndpoints == expected)
+        #expect(try await load(secret, environment: ["HERALD_CLUSTER_ETCD_ENDPOINTS": "http://127.0.0.1:2379, http://127.0.0.2:2379"]).configuration.cluster.etcdEndpoints == expected)
+        #expect(try await load(secret, file: "cluster:\n  etcd-endpoints: http://127.0.0.1:2379,http://127.0.0.2:2379\n").configuration.cluster.etcdEndpoints == expected)
         #expect(try await load().configuration.cluster.isEnabled == false)
-        let error = await error(["--cluster-etcd-endpoints", "http://127.0.0.1:2379,etcd:2379"])
+        let error = await error(["--cluster-etcd-endpoints", "http://127.0.0.1:2379,etcd:2379"] + secret)
         #expect(error?.message.contains("cluster.etcd-endpoints") == true)
+        // Nodes authenticate what they forward to each other: no cluster without a secret.
+        #expect(await self.error(["--cluster-etcd-endpoints", "http://127.0.0.1:2379"])?.message.contains("cluster.secret") == true)
     }
 }

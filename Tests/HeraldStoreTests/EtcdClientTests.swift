@@ -4,7 +4,8 @@ import HeraldTesting
 import Testing
 
 /// The JSON-gateway client against real etcd members on 127.0.0.1.
-@Suite struct EtcdClientTests {
+// Serialized: each test starts etcd members on ports picked free just before.
+@Suite(.serialized) struct EtcdClientTests {
     func withEtcd<T>(members: Int = 1, _ body: (EtcdCluster, EtcdClient) async throws -> T) async throws -> T {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         return try await withTemporaryDirectory { directory in

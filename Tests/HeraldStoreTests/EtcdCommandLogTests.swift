@@ -6,7 +6,8 @@ import Logging
 import Testing
 
 /// The etcd command log with real etcd: nodes (an LMDB view and a log each) sharing one etcd.
-@Suite struct EtcdCommandLogTests {
+// Serialized: each test starts etcd members on ports picked free just before.
+@Suite(.serialized) struct EtcdCommandLogTests {
     struct Node {
         var store: LocalStore
         var log: EtcdCommandLog

@@ -85,7 +85,7 @@ def config(args):
     node = {
         "server": {"host": "127.0.0.1", "port": args.port},
         "store": {"path": args.store},
-        "cluster": {"etcd-endpoints": args.endpoints},
+        "cluster": {"etcd-endpoints": args.endpoints, "secret": args.secret},
     }
     if not args.skip_node_keys:
         node["cluster"]["node-id"] = args.node_id
@@ -164,6 +164,7 @@ def main():
     p.add_argument("--store", required=True)
     p.add_argument("--endpoints", required=True)
     p.add_argument("--node-id", required=True)
+    p.add_argument("--secret", required=True)
     p.add_argument("--advertise", required=True)
     p.add_argument("--skip-node-keys", action="store_true")
     p.add_argument("--extra")

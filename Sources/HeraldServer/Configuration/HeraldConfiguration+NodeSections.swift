@@ -92,6 +92,10 @@ extension HeraldConfiguration.Cluster {
         }
         self.advertiseURL = try section.httpURL("advertise-url")
         self.leaseTTL = try section.integer("lease-ttl")
+        self.secret = try section.secret("secret")
+        if self.isEnabled, self.secret == nil {
+            throw section.error("secret", "is required with cluster.etcd-endpoints: nodes authenticate the requests they forward to each other with it")
+        }
     }
 }
 

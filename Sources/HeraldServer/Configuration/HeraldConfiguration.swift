@@ -94,6 +94,8 @@ public struct HeraldConfiguration: Sendable, Hashable {
         /// Seconds the membership lease lives without renewal: how long a dead node's partitions
         /// wait before moving.
         public var leaseTTL = 5
+        /// Shared by the nodes: forwarded requests must bear it.
+        public var secret: String?
 
         public var isEnabled: Bool { !self.etcdEndpoints.isEmpty }
     }
@@ -226,6 +228,13 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .integer(2...300),
             default: "5",
             help: "Seconds a node's membership lives without renewal (renewed every third of it): after a crash, its partitions move to the others this long after its last renewal."
+        ),
+        ConfigurationKey(
+            "cluster.secret",
+            .string,
+            default: nil,
+            secret: true,
+            help: "Shared by every node of the cluster: requests one node forwards to another (`/internal/*`) must bear it as `Authorization: Bearer <secret>`. Required with `cluster.etcd-endpoints`."
         ),
     ]
 }

@@ -1,5 +1,6 @@
 import HeraldFrontDoor
 import Foundation
+import HeraldCluster
 import HeraldDelivery
 import HeraldStore
 import Hummingbird
@@ -17,6 +18,8 @@ struct OperationsRoutes: Sendable {
     let registry: PrometheusCollectorRegistry
     let storeMetrics: StoreMetrics
     var clusterMetrics: ClusterMetrics? = nil
+    /// In a cluster: not ready until this node is a registered member.
+    var membership: Membership? = nil
     let metricsToken: String?
     let delivery: DeliveryPool?
 
@@ -50,6 +53,9 @@ struct OperationsRoutes: Sendable {
             return EditedResponse(status: .serviceUnavailable, response: Readiness(status: "not ready", logHead: 0, appliedPosition: 0, problems: problems))
         }
         let applied = try self.store.view.appliedPosition()
+        if let membership = self.membership, !membership.snapshot.registered {
+            problems.append("not yet registered as a cluster member")
+        }
         if applied < head, head - applied > self.readyLag {
             problems.append("view is behind the command log (\(head - applied) positions to apply)")
         }

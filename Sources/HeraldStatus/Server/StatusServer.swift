@@ -3,6 +3,7 @@ public import Foundation
 import HeraldCore
 import HeraldCrypto
 import SwiftProtobuf
+public import HeraldCluster
 public import HeraldStore
 public import Logging
 
@@ -30,6 +31,8 @@ public struct StatusServer: Sendable {
     let metrics: StatusMetrics
     let logger: Logger
     let now: @Sendable () -> Date
+    /// In a cluster, registrations are written by their partition's owner.
+    let router: ClusterRouter?
 
     public init(
         identity: StatusIdentity,
@@ -40,8 +43,10 @@ public struct StatusServer: Sendable {
         queryTopics: QueryTopics = QueryTopics(),
         metrics: any MetricsFactory = MetricsSystem.factory,
         logger: Logger,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date = Date.init,
+        router: ClusterRouter? = nil
     ) {
+        self.router = router
         self.identity = identity
         self.registry = registry
         self.markers = markers
@@ -79,9 +84,11 @@ public struct StatusServer: Sendable {
 
     /// Handles one message as received from the network and returns the messages to publish in
     /// reply. A message the protocol drops gets no reply; why is logged and counted.
-    public func handle(_ message: WakuMessage) async -> [WakuMessage] {
+    /// `forwardedFrom` is the node that forwarded the message here (the internal API); such a
+    /// message is handled here or not at all.
+    public func handle(_ message: WakuMessage, forwardedFrom: String? = nil) async -> [WakuMessage] {
         do {
-            let replies = try await self.process(message)
+            let replies = try await self.process(message, forwardedFrom: forwardedFrom)
             return replies
         } catch {
             self.metrics.dropped(error.code)
@@ -91,7 +98,7 @@ public struct StatusServer: Sendable {
     }
 
     /// `handle`, with the reason a message was dropped thrown.
-    public func process(_ message: WakuMessage) async throws(StatusError) -> [WakuMessage] {
+    public func process(_ message: WakuMessage, forwardedFrom: String? = nil) async throws(StatusError) -> [WakuMessage] {
         guard message.version == 1 else {
             throw StatusError(.invalidMessage, "Status uses Waku payload version 1, not \(message.version)")
         }
@@ -109,6 +116,9 @@ public struct StatusServer: Sendable {
         }
         switch Protobuf_ApplicationMetadataMessage.TypeEnum(rawValue: application.type) {
         case .pushNotificationRegistration:
+            if let answers = try await self.forwardRegistration(message, signer: application.signer, forwardedFrom: forwardedFrom) {
+                return answers
+            }
             return [try await self.handleRegistration(application)]
         case .pushNotificationQuery:
             return [try self.handleQuery(application)]

@@ -23,6 +23,8 @@ public actor EtcdCommandLog: CommandLog, Service {
         public var partitions: Int = 256
         /// Most commands in one transaction (etcd refuses requests over 1.5 MiB).
         public var maximumBatch: Int = 256
+        /// Written as the partition head's value: which node appended last, for operators.
+        public var writer: String = ""
         /// A watch that hears nothing this long (no event, no progress report) is restarted.
         public var watchSilenceLimit: Duration = .seconds(30)
 
@@ -192,7 +194,7 @@ public actor EtcdCommandLog: CommandLog, Service {
         do {
             result = try await self.client.txn(
                 [EtcdCompare(key: head, .modRevision(bound + 1), .less)],
-                success: [.put(key: head, value: key), .put(key: key, value: value)],
+                success: [.put(key: head, value: Array(self.configuration.writer.utf8)), .put(key: key, value: value)],
                 failure: [.range(key: head)]
             )
         } catch let error as EtcdError where error.mayHaveCommitted {
@@ -254,6 +256,7 @@ public actor EtcdCommandLog: CommandLog, Service {
             } catch let error as EtcdError where error.code == .compacted {
                 // Only waking matters here: the head is at least what etcd has now.
                 _ = try? await self.head()
+                try await Task.sleep(for: .milliseconds(100))
             } catch {
                 failures += 1
                 let pause = Duration.milliseconds(100 * (1 << min(failures, 8)))

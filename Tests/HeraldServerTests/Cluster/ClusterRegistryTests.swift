@@ -1,19 +1,26 @@
 import Foundation
+import HeraldCluster
 import HeraldConfig
+import HeraldCore
 import HeraldCrypto
 import HeraldServer
 import HeraldStatus
 import HeraldStore
 import HeraldTesting
+import AsyncHTTPClient
 import Hummingbird
-import HummingbirdTesting
+import NIOHTTP1
+import ServiceLifecycle
 import Logging
 import NIOCore
 import NIOFoundationCompat
 import Testing
 
-/// Nodes sharing one etcd: a registration written through one node is answered by every node.
-@Suite struct ClusterRegistryTests {
+/// Nodes sharing one etcd, each listening on 127.0.0.1: a registration written through any node
+/// is written by its partition's owner and answered by every node.
+// Serialized: each test starts etcd members and nodes on ports picked free just before, and
+// tests running side by side could pick each other's.
+@Suite(.serialized) struct ClusterRegistryTests {
     /// Nodes with the Status front door (one server key for the cluster), each with its own store.
     func withNodes(_ count: Int, _ body: ([HeraldNode], Secp256k1PrivateKey) async throws -> Void) async throws {
         try await self.withNodes(count) { nodes, key, _ in try await body(nodes, key) }
@@ -33,47 +40,100 @@ import Testing
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try await withTemporaryDirectory { directory in
             let etcd = try await EtcdCluster.start(members: etcdMembers, in: directory)
-            defer { Task { await etcd.stop() } }
-            let serverKey = Secp256k1PrivateKey()
-            try StatusIdentity.write(serverKey, toFile: directory + "/status.key")
-            var nodes: [HeraldNode] = []
-            var configurations: [HeraldConfiguration] = []
-            for index in 0..<count {
-                let effective = try await HeraldConfiguration.load(
-                    from: ConfigurationSources(
-                        arguments: [
-                            "--store-path", "\(directory)/node\(index)",
-                            "--status-identity-key-file", directory + "/status.key",
-                            // Registrations and queries push nothing; the front door needs a way to push all the same.
-                            "--status-gorush-url", "http://127.0.0.1:9/api/push",
-                            "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
-                            "--cluster-partitions", "16",
-                            "--cluster-node-id", "node\(index)",
-                            "--cluster-request-timeout", "3s",
-                        ],
-                        defaultFilePath: "/nonexistent/herald.yaml"
+            do {
+                let serverKey = Secp256k1PrivateKey()
+                try StatusIdentity.write(serverKey, toFile: directory + "/status.key")
+                var nodes: [HeraldNode] = []
+                var configurations: [HeraldConfiguration] = []
+                for index in 0..<count {
+                    // A real listener on a port known in advance: the other nodes forward to it.
+                    let port = try EtcdCluster.freePort()
+                    let effective = try await HeraldConfiguration.load(
+                        from: ConfigurationSources(
+                            arguments: [
+                                "--store-path", "\(directory)/node\(index)",
+                                "--status-identity-key-file", directory + "/status.key",
+                                // Registrations and queries push nothing; the front door needs a way to push all the same.
+                                "--status-gorush-url", "http://127.0.0.1:9/api/push",
+                                "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
+                                "--cluster-partitions", "16",
+                                "--cluster-node-id", "node\(index)",
+                                "--server-port", "\(port)",
+                                "--cluster-advertise-url", "http://127.0.0.1:\(port)",
+                                "--cluster-request-timeout", "3s",
+                                "--cluster-secret", "cluster-secret-for-tests",
+                            ],
+                            defaultFilePath: "/nonexistent/herald.yaml"
+                        )
                     )
-                )
-                configurations.append(effective.configuration)
-                nodes.append(try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "node\(index)")))
+                    configurations.append(effective.configuration)
+                    nodes.append(try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "node\(index)")))
+                }
+                try await body(nodes, serverKey, configurations, etcd)
+            } catch {
+                // The members are child processes that outlive a failed test unless stopped here.
+                await etcd.stop()
+                throw error
             }
-            try await body(nodes, serverKey, configurations, etcd)
             await etcd.stop()
         }
     }
 
-    func post(_ message: WakuMessage, to client: some TestClientProtocol) async throws -> [WakuMessage] {
-        let response = try await client.execute(uri: "/waku/v1/messages", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(data: try JSONEncoder().encode(message)))
+    /// Waits (bounded) until every node is a member and sees `count` members, so each knows the
+    /// owner of every partition.
+    func waitForMembers(_ nodes: [HeraldNode], count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if nodes.allSatisfy({ ($0.router?.membership.snapshot.members.count ?? 0) == count && $0.router?.membership.snapshot.registered == true }) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the nodes did not all see \(count) members within 20 s")
+    }
+
+    /// Runs `node` for real on its configured port (the other nodes forward to it) while `body`
+    /// runs, then shuts it down gracefully.
+    func running<T>(_ node: HeraldNode, _ body: (Int) async throws -> T) async throws -> T {
+        let group = ServiceGroup(configuration: .init(services: [node.application], logger: Logger(label: "test")))
+        let serving = Task { try await group.run() }
+        let port = node.configuration.server.port
+        do {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline, (try? await self.get("/healthz", port: port).status) != .ok {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let result = try await body(port)
+            await group.triggerGracefulShutdown()
+            try await serving.value
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = try? await serving.value
+            throw error
+        }
+    }
+
+    func get(_ path: String, port: Int) async throws -> (status: HTTPResponseStatus, body: ByteBuffer) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(30))
+        return (response.status, try await response.body.collect(upTo: 1 << 20))
+    }
+
+    func post(_ message: WakuMessage, to port: Int) async throws -> [WakuMessage] {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/waku/v1/messages")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(message)))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         #expect(response.status == .ok)
-        return try JSONDecoder().decode([WakuMessage].self, from: Data(buffer: response.body))
+        return try JSONDecoder().decode([WakuMessage].self, from: Data(buffer: try await response.body.collect(upTo: 16 << 20)))
     }
 
     @Test func aRegistrationThroughOneNodeIsFoundByAQueryThroughAnother() async throws {
         try await withNodes(2) { nodes, serverKey in
             let identity = Secp256k1PrivateKey()
             let client = StatusClient(identity: identity, server: serverKey.publicKey)
-            try await nodes[0].application.test(.router) { first in
-                try await nodes[1].application.test(.router) { second in
+            try await running(nodes[0]) { first in
+                try await running(nodes[1]) { second in
+                    try await waitForMembers(nodes, count: 2)
                     // status-go refuses access tokens that are not UUIDs.
                     let accessToken = UUID().uuidString.lowercased()
                     let registration = try client.registration(
@@ -107,11 +167,11 @@ import Testing
 
                     // Both nodes list both members and split the partitions between them.
                     var owned: [Int] = []
-                    for client in [first, second] as [any TestClientProtocol] {
+                    for port in [first, second] {
                         let deadline = ContinuousClock.now + .seconds(10)
                         var status: [String: Any] = [:]
                         while ContinuousClock.now < deadline {
-                            let response = try await client.execute(uri: "/cluster", method: .get)
+                            let response = try await get("/cluster", port: port)
                             status = (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
                             if (status["members"] as? [Any])?.count == 2 { break }
                             try await Task.sleep(for: .milliseconds(50))
@@ -140,15 +200,16 @@ import Testing
                     apnTopic: "im.status.ethereum"
                 )
             }
-            try await nodes[0].application.test(.router) { first in
-                try await nodes[1].application.test(.router) { second in
+            try await running(nodes[0]) { first in
+                try await running(nodes[1]) { second in
+                    try await waitForMembers(nodes, count: 2)
                     let registered = try await post(try registration(1, token: 1), to: first)
                     #expect(try StatusAnswer(registered[0], openedWith: identity).registrationResponse().success)
                     // Three version-2 registrations through each node at once.
                     let messages = try (0..<6).map { try registration(2, token: 100 + $0) }
                     let answers = try await withThrowingTaskGroup(of: [WakuMessage].self) { group in
                         for (index, message) in messages.enumerated() {
-                            let target: any TestClientProtocol = index % 2 == 0 ? first : second
+                            let target = index % 2 == 0 ? first : second
                             group.addTask { try await post(message, to: target) }
                         }
                         return try await group.reduce(into: [WakuMessage]()) { $0 += $1 }
@@ -175,12 +236,15 @@ import Testing
                     apnTopic: "im.status.ethereum"
                 )
             }
-            try await nodes[0].application.test(.router) { first in
+            try await running(nodes[0]) { first in
+                try await waitForMembers([nodes[0]], count: 1)
                 _ = try await post(try registration(UUID().uuidString.lowercased()), to: first)
                 let written = try nodes[0].store.view.appliedPosition()
-                try await nodes[1].application.test(.router) { _ in
+                try await running(nodes[1]) { _ in
                     _ = try await nodes[1].store.view.waitForApplied(beyond: written - 1)
                 }
+                // Node 1 left the membership on its graceful shutdown; node 0 owns everything again.
+                try await waitForMembers([nodes[0]], count: 1)
                 // Node 1 is down (its store closed); the cluster goes on without it.
                 let applied = try LocalStore(path: configurations[1].store.path)
                 let appliedBefore = try applied.view.appliedPosition()
@@ -191,11 +255,11 @@ import Testing
                 #expect(head > written)
 
                 let restarted = try HeraldNode.build(configuration: configurations[1], logger: Logger(label: "node1-again"))
-                try await restarted.application.test(.router) { second in
+                try await running(restarted) { second in
                     var ready = false
                     let deadline = ContinuousClock.now + .seconds(20)
                     while !ready, ContinuousClock.now < deadline {
-                        let response = try await second.execute(uri: "/readyz", method: .get)
+                        let response = try await get("/readyz", port: second)
                         let applied = try restarted.store.view.appliedPosition()
                         ready = response.status == .ok && applied >= head
                         if !ready { try await Task.sleep(for: .milliseconds(50)) }
@@ -221,7 +285,8 @@ import Testing
                     apnTopic: "im.status.ethereum"
                 )
             }
-            try await nodes[0].application.test(.router) { node in
+            try await running(nodes[0]) { node in
+                try await waitForMembers(nodes, count: 1)
                 let first = try await post(try registration(1), to: node)
                 #expect(try StatusAnswer(first[0], openedWith: identity).registrationResponse().success)
 
@@ -243,9 +308,95 @@ import Testing
                 await etcd.kill(1)
                 let withoutQuorum = try await post(try registration(version), to: node)
                 #expect(withoutQuorum.isEmpty, "no answer without quorum, as status-go gives none when its store fails")
-                let ready = try await node.execute(uri: "/readyz", method: .get)
+                let ready = try await get("/readyz", port: node)
                 #expect(ready.status == .serviceUnavailable)
             }
         }
+    }
+
+    @Test func aRegistrationIsWrittenByItsPartitionsOwnerWhicheverNodeReceivesIt() async throws {
+        try await withNodes(2, etcdMembers: 1) { nodes, serverKey, _, etcd in
+            try await running(nodes[0]) { first in
+                try await running(nodes[1]) { second in
+                    try await waitForMembers(nodes, count: 2)
+                    let client = EtcdClient(configuration: .init(endpoints: etcd.endpoints))
+                    var forwarded = 0
+                    for _ in 0..<6 {
+                        let identity = Secp256k1PrivateKey()
+                        let status = StatusClient(identity: identity, server: serverKey.publicKey)
+                        let router = try #require(nodes[0].router)
+                        let partition = router.partition(scope: .status, subject: status.hashedKey)
+                        guard case .forward(let owner) = router.decide(partition: partition, forwardedFrom: nil) else {
+                            // node0 owns it: send it through node1 instead, which forwards to node0.
+                            let answers = try await post(try registration(status), to: second)
+                            #expect(try StatusAnswer(answers[0], openedWith: identity).registrationResponse().success)
+                            #expect(try await head(partition, client) == "node0")
+                            forwarded += 1
+                            continue
+                        }
+                        #expect(owner.id == "node1")
+                        let answers = try await post(try registration(status), to: first)
+                        #expect(try StatusAnswer(answers[0], openedWith: identity).registrationResponse().success)
+                        #expect(try await head(partition, client) == "node1")
+                        forwarded += 1
+                    }
+                    #expect(forwarded == 6)
+                    try await client.shutdown()
+                }
+            }
+        }
+    }
+
+    @Test func theInternalAPINeedsTheSecretAndNeverForwardsAgain() async throws {
+        try await withNodes(2, etcdMembers: 1) { nodes, serverKey, _, _ in
+            try await running(nodes[0]) { first in
+                try await running(nodes[1]) { _ in
+                    try await waitForMembers(nodes, count: 2)
+                    // A registration whose partition node1 owns, forwarded to node0 by mistake.
+                    var message: WakuMessage?
+                    for _ in 0..<1000 where message == nil {
+                        let status = StatusClient(identity: Secp256k1PrivateKey(), server: serverKey.publicKey)
+                        let router = try #require(nodes[0].router)
+                        if case .forward = router.decide(partition: router.partition(scope: .status, subject: status.hashedKey), forwardedFrom: nil) {
+                            message = try registration(status)
+                        }
+                    }
+                    try #require(message != nil, "node1 owns some of 16 partitions, so some key falls in one of them")
+                    func forward(secret: String?) async throws -> (HTTPResponseStatus, ByteBuffer) {
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(first)/internal/v1/status/messages")
+                        request.method = .POST
+                        request.headers.add(name: "Content-Type", value: "application/json")
+                        request.headers.add(name: ClusterRouter.forwardedHeader, value: "node1")
+                        if let secret { request.headers.add(name: "Authorization", value: "Bearer \(secret)") }
+                        request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(message)))
+                        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                        return (response.status, try await response.body.collect(upTo: 1 << 20))
+                    }
+                    #expect(try await forward(secret: nil).0 == .unauthorized)
+                    #expect(try await forward(secret: "wrong").0 == .unauthorized)
+                    let (status, body) = try await forward(secret: "cluster-secret-for-tests")
+                    #expect(status == .ok)
+                    #expect(String(buffer: body) == "[]", "not ours, and a forwarded request is not forwarded again: no answer")
+                    #expect(try nodes[0].store.view.recordCount() == 0)
+                }
+            }
+        }
+    }
+
+    func registration(_ client: StatusClient) throws -> WakuMessage {
+        try client.registration(
+            installationID: UUID().uuidString.lowercased(),
+            version: 1,
+            accessToken: UUID().uuidString.lowercased(),
+            deviceToken: String(repeating: "12", count: 32),
+            apnTopic: "im.status.ethereum"
+        )
+    }
+
+    /// The node that last appended to `partition`, as its head key in etcd says.
+    func head(_ partition: Int, _ client: EtcdClient) async throws -> String? {
+        let digits = String(partition)
+        let key = "herald/head/p" + String(repeating: "0", count: 4 - digits.count) + digits
+        return try await client.range(Array(key.utf8)).keyValues.first.map { String(decoding: $0.value, as: UTF8.self) }
     }
 }

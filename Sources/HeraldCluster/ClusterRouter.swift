@@ -1,0 +1,87 @@
+public import AsyncHTTPClient
+import Foundation
+public import HeraldCore
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// Where a write for a partition is made: on this node when it owns the partition, else on the
+/// owner, to which the request is forwarded once over the internal API. Decisions read the
+/// membership snapshot without waiting; a request forwarded here for a partition this node does
+/// not own is refused, not forwarded again, so two nodes that disagree about ownership (during a
+/// membership change) give the caller a retryable failure instead of a loop.
+public final class ClusterRouter: Sendable {
+    public enum Decision: Sendable, Hashable {
+        /// This node owns the partition: handle it here.
+        case local
+        /// Forward it once to this member.
+        case forward(ClusterMember)
+        /// No node can take it now (no owner known, or a forwarded request that is not ours).
+        case unavailable(String)
+    }
+
+    /// Why a forwarded request did not get the owner's answer.
+    public struct ForwardingError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Header that marks a forwarded request; its value is the forwarding node's id.
+    public static let forwardedHeader = "X-Herald-Forwarded-From"
+
+    public let membership: Membership
+    private let secret: String
+    private let http: HTTPClient
+    private let requestTimeout: Duration
+
+    public init(membership: Membership, secret: String, requestTimeout: Duration = .seconds(10)) {
+        self.membership = membership
+        self.secret = secret
+        self.requestTimeout = requestTimeout
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(1)
+        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    public var nodeID: String { self.membership.configuration.nodeID }
+
+    /// The partition of a subject's registrations, as the log partitions them.
+    public func partition(scope: RegistrationScope, subject: [UInt8]) -> Int {
+        RegistrationKey.partition(scope: scope, subject: subject, of: self.membership.configuration.partitions)
+    }
+
+    public func decide(partition: Int, forwardedFrom: String?) -> Decision {
+        let snapshot = self.membership.snapshot
+        guard let owner = snapshot.map.owner(of: partition) else {
+            return .unavailable("no live member owns partition \(partition) yet")
+        }
+        if owner == self.nodeID { return .local }
+        if let forwardedFrom {
+            return .unavailable("\(forwardedFrom) forwarded partition \(partition) here, but \(owner) owns it")
+        }
+        guard let member = snapshot.members.first(where: { $0.id == owner }) else {
+            return .unavailable("partition \(partition)'s owner \(owner) is not a live member")
+        }
+        return .forward(member)
+    }
+
+    /// POSTs `body` to `path` on `member` with the cluster secret and returns the answer's body;
+    /// anything but 200 is a failure the caller answers as retryable.
+    public func forward(_ body: [UInt8], path: String, to member: ClusterMember) async throws -> [UInt8] {
+        var request = HTTPClientRequest(url: member.url + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Authorization", value: "Bearer \(self.secret)")
+        request.headers.add(name: Self.forwardedHeader, value: self.nodeID)
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await self.http.execute(request, timeout: .init(self.requestTimeout))
+        let answer = try await response.body.collect(upTo: 16 << 20)
+        guard response.status == .ok else {
+            throw ForwardingError(description: "\(member.id) answered \(response.status.code): \(String(buffer: answer).prefix(200))")
+        }
+        return Array(buffer: answer)
+    }
+
+    public func shutdown() async throws {
+        try await self.http.shutdown()
+    }
+}
