@@ -84,4 +84,9 @@ public final class ClusterRouter: Sendable {
     public func shutdown() async throws {
         try await self.http.shutdown()
     }
+
+    /// Shuts down without waiting, for a start-up that failed after the router was made.
+    public func shutdownInBackground() {
+        self.http.shutdown { _ in }
+    }
 }

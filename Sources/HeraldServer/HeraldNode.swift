@@ -80,6 +80,39 @@ public struct HeraldNode: Sendable {
 
         // Alone, the log is the store's own; in a cluster it is etcd, applied to the same view.
         let cluster = configuration.cluster.isEnabled ? Self.makeCluster(configuration, view: store.view, logger: logger) : nil
+        do {
+            return try Self.build(
+                configuration: configuration,
+                store: store,
+                cluster: cluster,
+                logger: logger,
+                configurationText: configurationText,
+                frontDoorTypes: frontDoorTypes,
+                clock: clock,
+                factory: factory,
+                metricsRegistry: metricsRegistry,
+                onServerRunning: onServerRunning
+            )
+        } catch {
+            // Their HTTP clients must not outlive a start-up that failed.
+            cluster?.log.client.shutdownInBackground()
+            cluster?.router.shutdownInBackground()
+            throw error
+        }
+    }
+
+    private static func build(
+        configuration: HeraldConfiguration,
+        store: LocalStore,
+        cluster: (log: EtcdCommandLog, membership: Membership, router: ClusterRouter)?,
+        logger: Logger,
+        configurationText: String?,
+        frontDoorTypes: [any FrontDoor.Type],
+        clock: any Clock<Duration>,
+        factory: PrometheusMetricsFactory,
+        metricsRegistry: PrometheusCollectorRegistry,
+        onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void
+    ) throws -> HeraldNode {
         let clusterLog = cluster?.log
         let log: any CommandLog = clusterLog ?? store.log
         let registry = Registry(log: log, view: store.view)

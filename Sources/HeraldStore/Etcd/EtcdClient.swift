@@ -45,6 +45,12 @@ public final class EtcdClient: Sendable {
         try await self.http.shutdown()
     }
 
+    /// Shuts down without waiting, for a start-up that failed after the client was made (where
+    /// there is no task to await in).
+    public func shutdownInBackground() {
+        self.http.shutdown { _ in }
+    }
+
     // MARK: Calls
 
     /// POSTs `body` to `path` on the preferred member, then the others when it cannot be reached.

@@ -383,6 +383,31 @@ import Testing
         }
     }
 
+    @Test func aClusterNodeThatCannotStartReleasesWhatItMade() async throws {
+        try await withTemporaryDirectory { directory in
+            let effective = try await HeraldConfiguration.load(
+                from: ConfigurationSources(
+                    arguments: [
+                        "--store-path", directory + "/data",
+                        "--status-identity-key-file", directory + "/missing.key",
+                        "--status-gorush-url", "http://127.0.0.1:9/api/push",
+                        "--cluster-etcd-endpoints", "http://127.0.0.1:9",
+                        "--cluster-secret", "s3cret",
+                    ],
+                    defaultFilePath: "/nonexistent/herald.yaml"
+                )
+            )
+            // The etcd and forwarding clients were made before the front door failed; a debug
+            // build traps if they are dropped without a shutdown.
+            #expect(throws: (any Error).self) {
+                _ = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            let store = try LocalStore(path: directory + "/data")
+            try await store.close()
+        }
+    }
+
     func registration(_ client: StatusClient) throws -> WakuMessage {
         try client.registration(
             installationID: UUID().uuidString.lowercased(),
