@@ -123,7 +123,7 @@ public final class Membership: Service, Sendable {
                 var failures = 0
                 while !Task.isShuttingDownGracefully {
                     do {
-                        try await self.followMembers()
+                        try await self.followMembers { failures = 0 }
                     } catch is CancellationError {
                         return
                     } catch {
@@ -138,7 +138,8 @@ public final class Membership: Service, Sendable {
         }
     }
 
-    private func followMembers() async throws {
+    /// `onProgress` is told whenever the watch delivers, so a caller's failure count restarts.
+    private func followMembers(onProgress: () -> Void = {}) async throws {
         let prefix = self.membersPrefix
         let current = try await self.client.range(prefix, rangeEnd: EtcdKey.prefixEnd(prefix))
         var members: [String: ClusterMember] = [:]
@@ -147,6 +148,7 @@ public final class Membership: Service, Sendable {
         }
         self.publish(members)
         for try await batch in self.client.watch(prefix: prefix, from: current.revision + 1, includeDeletes: true, silenceLimit: .seconds(30)) {
+            onProgress()
             for event in batch.events {
                 let id = String(decoding: event.keyValue.key.dropFirst(prefix.count), as: UTF8.self)
                 if event.isDelete {

@@ -15,7 +15,7 @@ struct ClusterLogService: Service {
         } catch is CancellationError {
             // Cancelled instead of shut down gracefully: still close the client.
         }
-        try await self.router.shutdown()
+        try? await self.router.shutdown()
         try await self.log.client.shutdown()
     }
 }

@@ -16,7 +16,7 @@ import Testing
         func catchUp() async throws { try await self.follower.catchUp() }
     }
 
-    func withNodes<T>(_ count: Int, partitions: Int = 16, _ body: ([Node]) async throws -> T) async throws -> T {
+    func withNodes<T>(_ count: Int, partitions: Int = 16, maximumBatch: Int = 256, _ body: ([Node]) async throws -> T) async throws -> T {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         return try await withTemporaryDirectory { directory in
             let cluster = try await EtcdCluster.start(members: 1, in: directory)
@@ -27,6 +27,7 @@ import Testing
                 let view = store.view
                 var configuration = EtcdCommandLog.Configuration()
                 configuration.partitions = partitions
+                configuration.maximumBatch = maximumBatch
                 let log = EtcdCommandLog(client: client, configuration: configuration, appliedPosition: { try view.appliedPosition() }, logger: Logger(label: "test"))
                 nodes.append(Node(store: store, log: log, follower: LogFollower(log: log, view: view, logger: Logger(label: "test"))))
             }
@@ -114,6 +115,25 @@ import Testing
             try await Task.sleep(for: .milliseconds(200))
             let position = try await nodes[0].log.append(Self.register(subject: 3))
             #expect(try await woke >= position)
+        }
+    }
+
+    @Test func batchesOfSeveralCommandsAreCommittedWholeAndInOrder() async throws {
+        // Appends of 2 and 1 commands into transactions of at most 3: every batch is a prefix of
+        // the queue, so no append is skipped, repeated or left waiting.
+        try await withNodes(1, partitions: 1, maximumBatch: 3) { nodes in
+            let log = nodes[0].log
+            let positions = try await withThrowingTaskGroup(of: [LogPosition].self) { group in
+                for call in 0..<30 {
+                    let commands = (0..<(call < 20 ? 2 : 1)).map { Self.register(subject: 10 * call + $0) }
+                    group.addTask { try await log.append(commands) }
+                }
+                return try await group.reduce(into: [[LogPosition]]()) { $0.append($1) }
+            }
+            #expect(positions.count == 30)
+            #expect(positions.allSatisfy { Set($0).count == 1 }, "a call's commands share one transaction")
+            try await nodes[0].catchUp()
+            #expect(try nodes[0].store.view.recordCount() == 50)
         }
     }
 }

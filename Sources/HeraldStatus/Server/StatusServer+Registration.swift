@@ -148,7 +148,11 @@ extension StatusServer {
                 try await self.registry.submit(command)
                 return try self.registry.record(for: command.key)
             } catch let error as StoreError where error.code == .fenced && attempt < 3 {
-                try await self.registry.catchUp()
+                do {
+                    try await self.registry.catchUp()
+                } catch {
+                    throw RegistrationRefusal.unanswerable("catching up after a fenced append failed: \(error)")
+                }
                 try self.checkVersion(version, of: command.key)
             } catch let error as StoreError where error.code == .unavailable || error.code == .fenced {
                 throw RegistrationRefusal.unanswerable("\(error)")

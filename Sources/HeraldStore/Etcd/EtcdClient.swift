@@ -76,11 +76,14 @@ public final class EtcdClient: Sendable {
                 response = try await self.http.execute(request, timeout: .init(self.configuration.requestTimeout))
                 bytes = try await response.body.collect(upTo: 64 << 20)
             } catch {
-                if Self.notSent(error) {
-                    lastError = EtcdError(.unavailable, "\(endpoint.url): \(error)")
+                // A member that did not answer (stopped, stalled, cut off) is not tried first
+                // again; a read goes on to the next member at once.
+                self.moveOn(from: endpoint.index)
+                if Self.notSent(error) || !isWrite {
+                    lastError = EtcdError(.unavailable, "\(endpoint.url)\(path): \(error)")
                     continue
                 }
-                throw EtcdError(.unavailable, "\(endpoint.url)\(path): \(error)", mayHaveCommitted: isWrite)
+                throw EtcdError(.unavailable, "\(endpoint.url)\(path): \(error)", mayHaveCommitted: true)
             }
             guard response.status == .ok else {
                 let failure = Self.error(status: response.status, body: bytes, isWrite: isWrite, endpoint: endpoint.url + path)

@@ -166,7 +166,9 @@ public actor EtcdCommandLog: CommandLog, Service {
         while let queue = self.queues[partition], !queue.isEmpty {
             var batch: [Pending] = []
             var count = 0
-            for pending in queue where batch.isEmpty || count + pending.commands.count <= self.configuration.maximumBatch {
+            // A prefix of the queue, so what is removed below is exactly what was batched.
+            for pending in queue {
+                if !batch.isEmpty, count + pending.commands.count > self.configuration.maximumBatch { break }
                 batch.append(pending)
                 count += pending.commands.count
             }
@@ -243,7 +245,9 @@ public actor EtcdCommandLog: CommandLog, Service {
         var failures = 0
         _ = try? await self.head()
         while !Task.isCancelled {
-            let from = Int64(self.headSignal.position) + 1
+            // Never from before what the view applied: a start while etcd was unreachable would
+            // otherwise replay the whole retained history.
+            let from = Int64(max(self.headSignal.position, (try? self.appliedPosition()) ?? 0)) + 1
             do {
                 for try await batch in self.client.watch(prefix: self.logPrefix, from: from, silenceLimit: self.configuration.watchSilenceLimit) {
                     failures = 0
