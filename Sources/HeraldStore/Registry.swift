@@ -12,12 +12,14 @@ public struct Registry: Sendable {
         self.view = view
     }
 
-    /// Appends `commands` and waits until the local view has applied them.
+    /// Appends `commands` and waits (at most `applyTimeout`) until the local view has applied
+    /// them; a view that cannot follow (a stuck follower) fails the caller with
+    /// `StoreError.unavailable` instead of holding it forever.
     @discardableResult
-    public func submit(_ commands: [RegistryCommand]) async throws -> [LogPosition] {
+    public func submit(_ commands: [RegistryCommand], applyTimeout: Duration = .seconds(30)) async throws -> [LogPosition] {
         let positions = try await self.log.append(commands)
         if let last = positions.last {
-            _ = try await self.view.waitForApplied(beyond: last - 1)
+            try await self.waitForApplied(last, timeout: applyTimeout)
         }
         return positions
     }
@@ -32,11 +34,16 @@ public struct Registry: Sendable {
     public func catchUp(timeout: Duration = .seconds(10)) async throws {
         let head = try await self.log.head()
         guard head > 0, try self.view.appliedPosition() < head else { return }
+        try await self.waitForApplied(head, timeout: timeout)
+    }
+
+    private func waitForApplied(_ position: LogPosition, timeout: Duration) async throws {
+        guard try self.view.appliedPosition() < position else { return }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try await self.view.waitForApplied(beyond: head - 1) }
+            group.addTask { _ = try await self.view.waitForApplied(beyond: position - 1) }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw StoreError(.unavailable, "the view did not reach log position \(head) within \(timeout)")
+                throw StoreError(.unavailable, "the view did not reach log position \(position) within \(timeout)")
             }
             defer { group.cancelAll() }
             try await group.next()

@@ -296,4 +296,13 @@ import Testing
         // Nodes authenticate what they forward to each other: no cluster without a secret.
         #expect(await self.error(["--cluster-etcd-endpoints", "http://127.0.0.1:2379"])?.message.contains("cluster.secret") == true)
     }
+
+    @Test func aClusterNodeMustBeReachableAndNamedWhenItsAddressCannotSay() async {
+        let cluster = ["--cluster-etcd-endpoints", "http://127.0.0.1:2379", "--cluster-secret", "s3cret"]
+        let wildcard = await error(cluster + ["--server-host", "0.0.0.0", "--api-bearer-token", "t"])
+        #expect(wildcard?.message.contains("cluster.advertise-url") == true)
+        let anyPort = await error(cluster + ["--server-port", "0", "--cluster-advertise-url", "http://10.0.0.1:8080"])
+        #expect(anyPort?.message.contains("cluster.node-id") == true)
+        #expect(await error(cluster + ["--server-port", "0", "--cluster-advertise-url", "http://10.0.0.1:8080", "--cluster-node-id", "a"]) == nil)
+    }
 }

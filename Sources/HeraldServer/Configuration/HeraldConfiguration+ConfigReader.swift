@@ -252,6 +252,20 @@ extension HeraldConfiguration {
 
     /// Checks that hold between keys of the node's sections.
     mutating func validate() throws {
+        if self.cluster.isEnabled {
+            // Derived from a wildcard address or a port picked at start, they would name no
+            // reachable node, or the same id for every node on the host.
+            let wildcard = ["0.0.0.0", "::", "[::]"].contains(self.server.host)
+            if self.cluster.advertiseURL == nil, wildcard || self.server.port == 0 {
+                throw ConfigurationError(
+                    .invalidValue,
+                    "configuration key cluster.advertise-url is required when server.host is \(self.server.host) or server.port is 0: other nodes must be told where to reach this one"
+                )
+            }
+            if self.cluster.nodeID == nil, self.server.port == 0 {
+                throw ConfigurationError(.invalidValue, "configuration key cluster.node-id is required when server.port is 0: the default id names the port")
+            }
+        }
         if let defaultApp = self.delivery.defaultApp, self.apps[defaultApp] == nil {
             throw ConfigurationError(
                 .invalidValue,
