@@ -16,7 +16,7 @@ import Testing
         func catchUp() async throws { try await self.follower.catchUp() }
     }
 
-    func withNodes<T>(_ count: Int, partitions: Int = 16, maximumBatch: Int = 256, _ body: ([Node]) async throws -> T) async throws -> T {
+    func withNodes<T>(_ count: Int, partitions: Int = 16, maximumBatch: Int = 256, watchBuffer: Int = 8192, _ body: ([Node]) async throws -> T) async throws -> T {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         return try await withTemporaryDirectory { directory in
             let cluster = try await EtcdCluster.start(members: 1, in: directory)
@@ -28,6 +28,7 @@ import Testing
                 var configuration = EtcdCommandLog.Configuration()
                 configuration.partitions = partitions
                 configuration.maximumBatch = maximumBatch
+                configuration.watchBuffer = watchBuffer
                 let log = EtcdCommandLog(client: client, configuration: configuration, appliedPosition: { try view.appliedPosition() }, logger: Logger(label: "test"))
                 nodes.append(Node(store: store, log: log, follower: LogFollower(log: log, view: view, logger: Logger(label: "test"))))
             }
@@ -134,6 +135,42 @@ import Testing
             #expect(positions.allSatisfy { Set($0).count == 1 }, "a call's commands share one transaction")
             try await nodes[0].catchUp()
             #expect(try nodes[0].store.view.recordCount() == 50)
+        }
+    }
+
+    @Test func aFollowingNodeAppliesWhatTheWatchStreamsThroughASmallBuffer() async throws {
+        // A buffer of 4 entries: the watch is held back and resumed many times, and the follower
+        // still applies every entry exactly once, in order.
+        try await withNodes(2, partitions: 4, watchBuffer: 4) { nodes in
+            let log = nodes[1].log
+            let logFollower = nodes[1].follower
+            let running = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await log.run() }
+                    group.addTask { try await logFollower.run() }
+                    try await group.waitForAll()
+                }
+            }
+            defer { running.cancel() }
+            var last: LogPosition = 0
+            for round in 0..<10 {
+                let commands = (0..<30).map { Self.register(subject: 30 * round + $0) }
+                last = max(last, try await nodes[0].log.append(commands).max() ?? 0)
+            }
+            let view = nodes[1].store.view
+            let target = last
+            let applied = try await withThrowingTaskGroup(of: LogPosition.self) { group in
+                group.addTask { try await view.waitForApplied(beyond: target - 1) }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(20))
+                    throw StoreError(.unavailable, "the follower did not apply position \(target) within 20 s")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+            #expect(applied >= last)
+            #expect(try view.recordCount() == 300)
+            #expect(try await log.head() == last)
         }
     }
 }

@@ -21,6 +21,30 @@ extension EtcdClient {
         silenceLimit: Duration? = nil
     ) -> AsyncThrowingStream<EtcdWatchBatch, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: EtcdWatchBatch.self)
+        let task = Task {
+            do {
+                try await self.watch(prefix: prefix, from: revision, includeDeletes: includeDeletes, silenceLimit: silenceLimit) { batch in
+                    continuation.yield(batch)
+                }
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// The same watch, handing each batch to `handle` before reading the next: a consumer that
+    /// falls behind holds the stream (and etcd) back instead of letting batches pile up in
+    /// memory. Never returns normally; it throws when the watch ends, as the stream does. Time
+    /// spent in `handle` counts as silence, so hold no batch near `silenceLimit`.
+    public func watch(
+        prefix: [UInt8],
+        from revision: Int64,
+        includeDeletes: Bool = false,
+        silenceLimit: Duration? = nil,
+        handle: @escaping @Sendable (EtcdWatchBatch) async throws -> Void
+    ) async throws {
         let create = EtcdWire.WatchRequest(
             create_request: .init(
                 key: .init(prefix),
@@ -30,22 +54,14 @@ extension EtcdClient {
                 filters: includeDeletes ? nil : ["NODELETE"]
             )
         )
-        let task = Task {
-            do {
-                try await self.runWatch(create, silenceLimit: silenceLimit, continuation: continuation)
-                continuation.finish(throwing: EtcdError(.unavailable, "the watch stream ended"))
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        try await self.runWatch(create, silenceLimit: silenceLimit, handle: handle)
+        throw EtcdError(.unavailable, "the watch stream ended")
     }
 
     private func runWatch(
         _ create: EtcdWire.WatchRequest,
         silenceLimit: Duration?,
-        continuation: AsyncThrowingStream<EtcdWatchBatch, any Error>.Continuation
+        handle: @escaping @Sendable (EtcdWatchBatch) async throws -> Void
     ) async throws {
         let payload = try JSONEncoder().encode(create)
         var lastError: (any Error)?
@@ -73,7 +89,7 @@ extension EtcdClient {
             }
             // The next watch starts on another member: this one may be the problem.
             self.moveOn(from: endpoint.index)
-            try await Self.readWatch(response.body, silenceLimit: silenceLimit, continuation: continuation)
+            try await Self.readWatch(response.body, silenceLimit: silenceLimit, handle: handle)
             return
         }
         throw lastError ?? EtcdError(.unavailable, "no etcd endpoint configured")
@@ -82,7 +98,7 @@ extension EtcdClient {
     private static func readWatch(
         _ body: HTTPClientResponse.Body,
         silenceLimit: Duration?,
-        continuation: AsyncThrowingStream<EtcdWatchBatch, any Error>.Continuation
+        handle: @escaping @Sendable (EtcdWatchBatch) async throws -> Void
     ) async throws {
         let lastHeard = Heartbeat()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -96,7 +112,10 @@ extension EtcdClient {
                         let length = newline - pending.readerIndex
                         guard let line = pending.readSlice(length: length) else { break }
                         pending.moveReaderIndex(forwardBy: 1)
-                        if let batch = try Self.batch(fromLine: line) { continuation.yield(batch) }
+                        if let batch = try Self.batch(fromLine: line) {
+                            try await handle(batch)
+                            lastHeard.beat()
+                        }
                     }
                     pending.discardReadBytes()
                 }

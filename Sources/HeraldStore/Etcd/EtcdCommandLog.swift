@@ -14,8 +14,9 @@ public import ServiceLifecycle
 /// Appends to one partition are group-committed: one transaction in flight per partition, the
 /// appends that arrive meanwhile go into the next together.
 ///
-/// `run()` watches the log so `waitForHead` wakes when any node appends; run it as a service
-/// before the follower.
+/// `run()` watches the log from the view's applied revision, as one stream, and holds what it
+/// hears for the follower (`entries` reads etcd only for what the watch does not cover, such as
+/// before it starts); run it as a service before the follower.
 public actor EtcdCommandLog: CommandLog, Service {
     public struct Configuration: Sendable {
         /// Prefix of every key Herald writes: `herald/`.
@@ -27,6 +28,9 @@ public actor EtcdCommandLog: CommandLog, Service {
         public var writer: String = ""
         /// A watch that hears nothing this long (no event, no progress report) is restarted.
         public var watchSilenceLimit: Duration = .seconds(30)
+        /// Most entries the watch holds for a follower that has not read them; beyond it the
+        /// watch waits.
+        public var watchBuffer: Int = 8192
 
         public init() {}
     }
@@ -41,8 +45,8 @@ public actor EtcdCommandLog: CommandLog, Service {
     /// What this node's view has applied: appends to a partition are valid only against it.
     private nonisolated let appliedPosition: @Sendable () throws -> LogPosition
     private nonisolated let logger: Logger
-    /// The newest log position any node is known to have written, fed by the watch.
-    private nonisolated let headSignal = PositionSignal(position: 0)
+    /// What the watch delivered and the follower has not applied.
+    private nonisolated let watched: WatchedLogEntries
     /// This node's own last successful append per partition, which its view may not have
     /// applied yet.
     private var ownHeads: [Int: Int64] = [:]
@@ -59,14 +63,17 @@ public actor EtcdCommandLog: CommandLog, Service {
         self.configuration = configuration
         self.appliedPosition = appliedPosition
         self.logger = logger
+        self.watched = WatchedLogEntries(capacity: configuration.watchBuffer)
     }
 
     // MARK: Keys
 
     nonisolated var logPrefix: [UInt8] { Array((self.configuration.prefix + "log/").utf8) }
 
+    nonisolated var headPrefix: [UInt8] { Array((self.configuration.prefix + "head/").utf8) }
+
     nonisolated func headKey(_ partition: Int) -> [UInt8] {
-        Array((self.configuration.prefix + "head/" + Self.partitionName(partition)).utf8)
+        self.headPrefix + Array(Self.partitionName(partition).utf8)
     }
 
     /// The log key of the append whose fence was `bound`: unique, since a later append to the
@@ -104,6 +111,13 @@ public actor EtcdCommandLog: CommandLog, Service {
     }
 
     public nonisolated func entries(from position: LogPosition, limit: Int) async throws -> [LogEntry] {
+        if let entries = self.watched.entries(from: position, limit: limit) { return entries }
+        return try await self.readEntries(from: position, limit: limit)
+    }
+
+    /// Reads entries from etcd: a range over the whole log prefix filtered by revision, so only
+    /// for what the watch has not covered.
+    private nonisolated func readEntries(from position: LogPosition, limit: Int) async throws -> [LogEntry] {
         let prefix = self.logPrefix
         let result: EtcdRangeResult
         do {
@@ -119,38 +133,33 @@ public actor EtcdCommandLog: CommandLog, Service {
         }
         var entries: [LogEntry] = []
         for keyValue in result.keyValues {
-            let value = try EtcdLogEntryValue.decoded(from: keyValue.value)
-            entries += value.commands.map { LogEntry(position: LogPosition(keyValue.modRevision), command: $0) }
+            entries += try Self.entries(of: keyValue)
         }
-        if let last = result.keyValues.last { self.headSignal.advance(to: LogPosition(last.modRevision)) }
         return entries
     }
 
+    static func entries(of keyValue: EtcdKeyValue) throws -> [LogEntry] {
+        let value = try EtcdLogEntryValue.decoded(from: keyValue.value)
+        return value.commands.map { LogEntry(position: LogPosition(keyValue.modRevision), command: $0) }
+    }
+
+    /// The newest partition head: every append moves its partition's head in the same
+    /// transaction, so this is the log's last position, read from `partitions` keys however
+    /// long the log grows.
     public nonisolated func head() async throws -> LogPosition {
-        let prefix = self.logPrefix
+        let prefix = self.headPrefix
         do {
-            let newest = try await self.client.range(
-                prefix,
-                rangeEnd: EtcdKey.prefixEnd(prefix),
-                limit: 1,
-                sortByModRevision: true,
-                newestFirst: true,
-                keysOnly: true
-            )
-            let head = LogPosition(newest.keyValues.first?.modRevision ?? 0)
-            self.headSignal.advance(to: head)
-            return head
+            let heads = try await self.client.range(prefix, rangeEnd: EtcdKey.prefixEnd(prefix), keysOnly: true)
+            return LogPosition(heads.keyValues.map(\.modRevision).max() ?? 0)
         } catch let error as EtcdError {
             throw Self.storeError(error)
         }
     }
 
+    /// Wakes when the watch delivers an entry beyond `position`.
     public nonisolated func waitForHead(beyond position: LogPosition) async throws -> LogPosition {
-        try await self.headSignal.wait(beyond: position)
+        try await self.watched.newest.wait(beyond: position)
     }
-
-    /// The newest log position known without asking etcd.
-    public nonisolated var knownHead: LogPosition { self.headSignal.position }
 
     // MARK: Appending
 
@@ -221,7 +230,6 @@ public actor EtcdCommandLog: CommandLog, Service {
 
     private func wrote(_ partition: Int, at revision: Int64) {
         self.ownHeads[partition] = max(self.ownHeads[partition] ?? 0, revision)
-        self.headSignal.advance(to: LogPosition(revision))
     }
 
     static func storeError(_ error: EtcdError) -> StoreError {
@@ -233,8 +241,8 @@ public actor EtcdCommandLog: CommandLog, Service {
 
     // MARK: Watching
 
-    /// Follows the log's head for `waitForHead`, restarting the watch (on the next member) after
-    /// any failure, with a growing pause.
+    /// Streams the log into `watched` for the follower, restarting the watch (on the next
+    /// member) after any failure, with a growing pause, from where the last one stopped.
     public func run() async throws {
         try await cancelWhenGracefulShutdown {
             try await self.follow()
@@ -243,26 +251,35 @@ public actor EtcdCommandLog: CommandLog, Service {
 
     private nonisolated func follow() async throws {
         var failures = 0
-        _ = try? await self.head()
+        // Never from before what the view applied: that would replay the retained history.
+        self.watched.restart(at: Int64(try self.appliedPosition()) + 1)
         while !Task.isCancelled {
-            // Never from before what the view applied: a start while etcd was unreachable would
-            // otherwise replay the whole retained history.
-            let from = Int64(max(self.headSignal.position, (try? self.appliedPosition()) ?? 0)) + 1
+            let from = self.watched.resumeRevision
             do {
-                for try await batch in self.client.watch(prefix: self.logPrefix, from: from, silenceLimit: self.configuration.watchSilenceLimit) {
-                    failures = 0
-                    if let newest = batch.events.map(\.keyValue.modRevision).max() {
-                        self.headSignal.advance(to: LogPosition(newest))
-                    }
+                try await self.client.watch(
+                    prefix: self.logPrefix,
+                    from: from,
+                    silenceLimit: self.configuration.watchSilenceLimit
+                ) { batch in
+                    var entries: [LogEntry] = []
+                    for event in batch.events { entries += try Self.entries(of: event.keyValue) }
+                    try await self.watched.deliver(entries, through: batch.revision)
                 }
             } catch is CancellationError {
                 return
             } catch let error as EtcdError where error.code == .compacted {
-                // Only waking matters here: the head is at least what etcd has now.
-                _ = try? await self.head()
-                try await Task.sleep(for: .milliseconds(100))
+                // The history the watch needed is gone; the log keys are not (each is written
+                // once), so the follower reads them by range up to now and the watch starts here.
+                let now = try? await self.client.range(self.headPrefix, rangeEnd: EtcdKey.prefixEnd(self.headPrefix), limit: 1, keysOnly: true)
+                guard let now else {
+                    try await Task.sleep(for: .seconds(1))
+                    continue
+                }
+                self.watched.restart(at: now.revision + 1)
+                self.logger.notice("the etcd log watch's history was compacted; reading the log by range", metadata: ["error": "\(error)"])
             } catch {
-                failures += 1
+                // A watch that got anywhere before failing starts the pauses over.
+                failures = self.watched.resumeRevision > from ? 1 : failures + 1
                 let pause = Duration.milliseconds(100 * (1 << min(failures, 8)))
                 self.logger.warning("the etcd log watch failed; restarting", metadata: ["error": "\(error)", "retry.in": "\(pause)"])
                 try await Task.sleep(for: pause)
