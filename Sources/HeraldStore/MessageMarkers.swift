@@ -13,6 +13,8 @@ public actor MessageMarkers {
         public init(rawValue: UInt8) { self.rawValue = rawValue }
 
         public static let statusPushRequest = Namespace(rawValue: 1)
+        /// Any Status message an owner handled in a cluster, against copies from other adapters.
+        public static let statusClusterMessage = Namespace(rawValue: 2)
     }
 
     static let sweepBatch = 256

@@ -2,30 +2,63 @@ import Foundation
 import HeraldCluster
 import HeraldCore
 import HeraldCrypto
+import HeraldStore
 
 extension StatusServer {
     /// Where the internal API takes Waku messages forwarded by other nodes.
     static let forwardingPath = "/internal/v1/status/messages"
 
-    /// In a cluster, a registration is written by the owner of its subject's partition: when that
-    /// is another node, the message as received goes there once and its answers come back. `nil`
-    /// means handle it here. A failure to reach the owner, or a forwarded message this node does
-    /// not own, gets no answer, which the client treats as "send again".
-    func forwardRegistration(_ message: WakuMessage, signer: Secp256k1PublicKey?, forwardedFrom: String?) async throws(StatusError) -> [WakuMessage]? {
-        guard let router = self.router, let signer else { return nil }
-        let partition = router.partition(scope: RegistrationScope.status, subject: StatusIdentity.hashedKey(signer))
+    /// In a cluster, every message of a client is handled by the owner of its key's partition:
+    /// a registration must be written there, and with an nwaku adapter on several nodes each
+    /// copy of a message meets the others at one node, which answers the first (the marker in
+    /// `claimInCluster`). When the owner is another node, the message as received goes there
+    /// once and its answers come back. `nil` means handle it here. A failure to reach the owner,
+    /// or a forwarded message this node does not own, gets no answer, which the client treats as
+    /// "send again".
+    func forwardToOwner(
+        _ message: WakuMessage,
+        sender: Secp256k1PublicKey,
+        router: ClusterRouter,
+        forwardedFrom: String?
+    ) async throws(StatusError) -> [WakuMessage]? {
+        let partition = router.partition(scope: RegistrationScope.status, subject: StatusIdentity.hashedKey(sender))
         switch router.decide(partition: partition, forwardedFrom: forwardedFrom) {
         case .local:
             return nil
         case .unavailable(let reason):
-            throw StatusError(.internalFailure, "the registration cannot be written now: \(reason)")
+            throw StatusError(.internalFailure, "the message cannot be handled now: \(reason)")
         case .forward(let owner):
             do {
                 let answer = try await router.forward(Array(try JSONEncoder().encode(message)), path: Self.forwardingPath, to: owner)
                 return try JSONDecoder().decode([WakuMessage].self, from: Data(answer))
             } catch {
-                throw StatusError(.internalFailure, "forwarding the registration to \(owner.id) failed: \(error)")
+                throw StatusError(.internalFailure, "forwarding the message to \(owner.id) failed: \(error)")
             }
         }
+    }
+
+    /// Marks a registration or query as handled by this owner, or throws `duplicate` for a copy
+    /// another node's adapter already brought here.
+    func claimInCluster(_ message: ApplicationMessage) async throws(StatusError) {
+        let now = self.unixSeconds
+        let window = UInt64(clamping: max(self.configuration.clusterDeduplicationWindow.components.seconds, 1))
+        let inserted: Bool
+        do {
+            inserted = try await self.markers.insert(
+                message.id,
+                in: .statusClusterMessage,
+                expiry: now.addingReportingOverflow(window).overflow ? .max : now + window,
+                now: now
+            )
+        } catch {
+            throw StatusError(.internalFailure, "recording the message failed: \(error)")
+        }
+        guard inserted else { throw StatusError(.duplicate, "message \(Hex.encode(message.id)) was already handled in the cluster") }
+    }
+
+    /// The clock in UNIX seconds, clamped so a clock before 1970 or not a number cannot trap.
+    var unixSeconds: UInt64 {
+        let seconds = self.now().timeIntervalSince1970
+        return seconds.isFinite && seconds > 0 ? UInt64(min(seconds, 4e18)) : 0
     }
 }

@@ -19,9 +19,7 @@ extension StatusServer {
             throw StatusError(.ignored, "the push request does not decode: \(error)")
         }
         // Recorded before anything else, so a request that fails later is never handled twice.
-        let seconds = self.now().timeIntervalSince1970
-        // A clock before 1970 or not a number must not trap the node.
-        let now: UInt64 = seconds.isFinite && seconds > 0 ? UInt64(min(seconds, 4e18)) : 0
+        let now = self.unixSeconds
         let window = UInt64(clamping: max(self.configuration.deduplicationWindow.components.seconds, 1))
         let inserted: Bool
         do {

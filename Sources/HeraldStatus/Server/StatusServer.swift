@@ -15,6 +15,9 @@ public struct StatusServer: Sendable {
         /// How long a handled push request is remembered, so a redelivered copy is dropped.
         /// status-go remembers forever; a limit keeps the store bounded.
         public var deduplicationWindow: Duration = .seconds(30 * 24 * 3600)
+        /// In a cluster, how long a handled message is remembered so that the copies other
+        /// nodes' nwaku adapters receive get no second answer.
+        public var clusterDeduplicationWindow: Duration = .seconds(3600)
         /// Largest Waku payload handled: nwaku's default message limit (150 KiB). Anything larger
         /// cannot have crossed a Waku network and would only cost work.
         public var maximumPayloadSize = 150 << 10
@@ -114,18 +117,24 @@ public struct StatusServer: Sendable {
         guard !application.payload.isEmpty else {
             throw StatusError(.ignored, "the ApplicationMetadataMessage has no payload")
         }
-        switch Protobuf_ApplicationMetadataMessage.TypeEnum(rawValue: application.type) {
-        case .pushNotificationRegistration:
-            if let answers = try await self.forwardRegistration(message, signer: application.signer, forwardedFrom: forwardedFrom) {
+        let type = Protobuf_ApplicationMetadataMessage.TypeEnum(rawValue: application.type)
+        guard type == .pushNotificationRegistration || type == .pushNotificationQuery || type == .pushNotificationRequest else {
+            throw StatusError(.ignored, "message type \(application.type) is not for a push server")
+        }
+        if let router = self.router {
+            if let answers = try await self.forwardToOwner(message, sender: application.signer ?? transportSigner, router: router, forwardedFrom: forwardedFrom) {
                 return answers
             }
+            // Push requests are claimed by their own marker below, with the protocol's window.
+            if type != .pushNotificationRequest { try await self.claimInCluster(application) }
+        }
+        switch type {
+        case .pushNotificationRegistration:
             return [try await self.handleRegistration(application)]
         case .pushNotificationQuery:
             return [try self.handleQuery(application)]
-        case .pushNotificationRequest:
-            return try await self.handlePushRequest(application).map { [$0] } ?? []
         default:
-            throw StatusError(.ignored, "message type \(application.type) is not for a push server")
+            return try await self.handlePushRequest(application).map { [$0] } ?? []
         }
     }
 

@@ -347,6 +347,43 @@ import Testing
         }
     }
 
+    @Test func aMessageEveryNodesAdapterReceivesIsAnsweredOnceClusterWide() async throws {
+        // With an nwaku adapter on each node, every node receives every message: the copies meet
+        // at the owner of the sender's partition, which answers the first and drops the rest.
+        try await withNodes(2) { nodes, serverKey in
+            try await running(nodes[0]) { first in
+                try await running(nodes[1]) { second in
+                    try await waitForMembers(nodes, count: 2)
+                    for _ in 0..<4 {
+                        let identity = Secp256k1PrivateKey()
+                        let client = StatusClient(identity: identity, server: serverKey.publicKey)
+                        let message = try registration(client)
+                        async let throughFirst = post(message, to: first)
+                        async let throughSecond = post(message, to: second)
+                        let answers = try await throughFirst + throughSecond
+                        try #require(answers.count == 1)
+                        #expect(try StatusAnswer(answers[0], openedWith: identity).registrationResponse().success)
+
+                        let ephemeral = Secp256k1PrivateKey()
+                        let query = try client.query(for: client.hashedKey, ephemeral: ephemeral)
+                        // Both nodes have joined the query topic once the registration applied.
+                        let deadline = ContinuousClock.now + .seconds(20)
+                        var queryAnswers: [WakuMessage] = []
+                        while queryAnswers.isEmpty, ContinuousClock.now < deadline {
+                            async let queriedFirst = post(query, to: first)
+                            async let queriedSecond = post(query, to: second)
+                            queryAnswers = try await queriedFirst + queriedSecond
+                            if queryAnswers.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+                        }
+                        #expect(queryAnswers.count == 1)
+                        // The same message again, later, is still a copy.
+                        #expect(try await post(message, to: second).isEmpty)
+                    }
+                }
+            }
+        }
+    }
+
     @Test func theInternalAPINeedsTheSecretAndNeverForwardsAgain() async throws {
         try await withNodes(2, etcdMembers: 1) { nodes, serverKey, _, _ in
             try await running(nodes[0]) { first in
