@@ -1,0 +1,358 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HeraldCluster
+import HeraldCore
+import HeraldCrypto
+import HeraldStatus
+import HeraldStore
+import HeraldTesting
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Fault test 2: `kill -9` of a node (a real `herald` process) under steady registration and
+/// push load, to the strict mock APNs. Clients do what real ones do when a node vanishes: send
+/// again, to another node.
+// Serialized: it starts etcd and three nodes on ports picked free just before.
+@Suite(.serialized) struct ClusterFailoverTests {
+    static let leaseTTL = 2
+    static let topic = "im.herald.failover"
+
+    @Test func killingANodeUnderLoadLosesNoAcknowledgedRegistrationOrPush() async throws {
+        try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
+        try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
+        try await withTemporaryDirectory { directory in
+            let cluster = try await FailoverCluster.start(nodes: 3, leaseTTL: Self.leaseTTL, topic: Self.topic, in: directory)
+            do {
+                try await self.run(cluster)
+            } catch {
+                await cluster.stop()
+                throw error
+            }
+            await cluster.stop()
+        }
+    }
+
+    private func run(_ cluster: FailoverCluster) async throws {
+        try await cluster.waitUntilReady()
+        let victim = 2
+        let map = PartitionMap(partitions: FailoverCluster.partitions, members: cluster.nodeIDs)
+        let load = FailoverLoad(cluster: cluster, topic: Self.topic)
+        let stop = ContinuousClock.now + .seconds(3 + Self.leaseTTL + 7)
+        let killed = try await withThrowingTaskGroup(of: ContinuousClock.Instant?.self) { group in
+            for worker in 0..<2 {
+                group.addTask {
+                    try await load.registrations(worker: worker, until: stop)
+                    return nil
+                }
+                group.addTask {
+                    try await load.pushes(worker: worker, until: stop)
+                    return nil
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(3))
+                cluster.kill(victim)
+                return .now
+            }
+            return try await group.reduce(into: [ContinuousClock.Instant]()) { if let instant = $1 { $0.append(instant) } }.first
+        }
+        let killTime = try #require(killed)
+
+        let registrations = load.acknowledgedRegistrations
+        let pushes = load.acknowledgedPushes
+        #expect(registrations.count > 50, "too little load to say anything: \(registrations.count) registrations")
+        #expect(pushes.count > 50, "too little load to say anything: \(pushes.count) pushes")
+
+        // Failover: the first registration acknowledged after the kill for a partition the
+        // victim owned.
+        let victimID = cluster.nodeIDs[victim]
+        let resumed = registrations
+            .filter { map.owner(of: $0.partition) == victimID && $0.acknowledged > killTime }
+            .map(\.acknowledged)
+            .min()
+        let failover = try #require(resumed, "no registration for the victim's partitions was acknowledged after the kill") - killTime
+        print("failover: \(failover) (lease TTL \(Self.leaseTTL) s); registrations \(registrations.count), pushes \(pushes.count), pushes sent again \(load.pushesSentAgain)")
+        #expect(failover < .seconds(Self.leaseTTL + 5), "partitions moved \(failover) after the kill")
+
+        // No acknowledged registration is lost: a query through a surviving node finds each.
+        var lost = 0
+        for registration in registrations where try await !cluster.finds(registration, through: 0) {
+            lost += 1
+        }
+        #expect(lost == 0, "\(lost) of \(registrations.count) acknowledged registrations are missing")
+
+        // No acknowledged push is lost; one delivered twice was in flight when the node died
+        // and sent again.
+        var deliveries: [String: Int] = [:]
+        for push in cluster.mock.accepted { deliveries[push.token, default: 0] += 1 }
+        let lostPushes = pushes.filter { deliveries[$0] == nil }
+        #expect(lostPushes.isEmpty, "\(lostPushes.count) acknowledged pushes never reached APNs")
+        let duplicates = deliveries.values.filter { $0 > 1 }.count
+        print("pushes delivered twice: \(duplicates)")
+        #expect(duplicates <= load.pushesSentAgain)
+    }
+}
+
+/// Three `herald serve` processes in cluster mode around one etcd member and the mock APNs.
+final class FailoverCluster: Sendable {
+    static let partitions = 16
+
+    let etcd: EtcdCluster
+    let mock: MockAPNS
+    let ports: [Int]
+    let serverKey: Secp256k1PublicKey
+    let http: HTTPClient
+    private let processes: Mutex<[ChildProcess?]>
+
+    var nodeIDs: [String] { self.ports.indices.map { "node\($0)" } }
+
+    private init(etcd: EtcdCluster, mock: MockAPNS, ports: [Int], serverKey: Secp256k1PublicKey, processes: [ChildProcess]) {
+        self.etcd = etcd
+        self.mock = mock
+        self.ports = ports
+        self.serverKey = serverKey
+        self.processes = Mutex(processes)
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(1)
+        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    static func start(nodes count: Int, leaseTTL: Int, topic: String, in directory: String) async throws -> FailoverCluster {
+        let etcd = try await EtcdCluster.start(members: 1, in: directory)
+        let signing = P256.Signing.PrivateKey()
+        let mock: MockAPNS
+        do {
+            mock = try await MockAPNS.start(configuration: .init(keys: [.init(keyID: "FAILOVER01", teamID: "FAILTEAM01", publicKey: signing.publicKey)]))
+        } catch {
+            await etcd.stop()
+            throw error
+        }
+        var processes: [ChildProcess] = []
+        do {
+            try signing.pemRepresentation.write(toFile: directory + "/apns.p8", atomically: true, encoding: .utf8)
+            try mock.certificatePEM.write(toFile: directory + "/apns-ca.pem", atomically: true, encoding: .utf8)
+            let serverKey = Secp256k1PrivateKey()
+            try StatusIdentity.write(serverKey, toFile: directory + "/status.key")
+            let ports = try (0..<count).map { _ in try EtcdCluster.freePort() }
+            for (index, port) in ports.enumerated() {
+                let yaml = """
+                    server:
+                      host: 127.0.0.1
+                      port: \(port)
+                    store:
+                      path: \(directory)/node\(index)
+                    log:
+                      level: warning
+                    cluster:
+                      etcd-endpoints: \(etcd.endpoints.joined(separator: ","))
+                      node-id: node\(index)
+                      advertise-url: http://127.0.0.1:\(port)
+                      secret: failover-test-secret
+                      partitions: \(Self.partitions)
+                      lease-ttl: \(leaseTTL)
+                      request-timeout: 2s
+                    status:
+                      identity-key-file: \(directory)/status.key
+                    delivery:
+                      default-app: demo
+                    apps:
+                      demo:
+                        apns:
+                          key-file: \(directory)/apns.p8
+                          key-id: FAILOVER01
+                          team-id: FAILTEAM01
+                          topic: \(topic)
+                          host: 127.0.0.1
+                          port: \(mock.port)
+                          ca-file: \(directory)/apns-ca.pem
+
+                    """
+                try yaml.write(toFile: "\(directory)/node\(index).yaml", atomically: true, encoding: .utf8)
+                processes.append(
+                    try ChildProcess(
+                        executable: HeraldExecutable.path,
+                        arguments: ["serve", "--config", "\(directory)/node\(index).yaml"],
+                        directory: directory,
+                        environment: ["PATH": "/usr/bin:/bin"]
+                    )
+                )
+            }
+            return FailoverCluster(etcd: etcd, mock: mock, ports: ports, serverKey: serverKey.publicKey, processes: processes)
+        } catch {
+            for process in processes { process.signal(SIGKILL) }
+            try? await mock.shutdown()
+            await etcd.stop()
+            throw error
+        }
+    }
+
+    /// Waits (bounded) until every node is ready and sees every member.
+    func waitUntilReady() async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        for port in self.ports {
+            while true {
+                if let (status, body) = try? await self.get("/cluster", port: port), status == 200,
+                    let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+                    (json["members"] as? [Any])?.count == self.ports.count,
+                    (try? await self.get("/readyz", port: port))?.0 == 200
+                {
+                    break
+                }
+                guard ContinuousClock.now < deadline else {
+                    let output = self.processes.withLock { $0.compactMap { $0?.output } }.joined(separator: "\n---\n")
+                    throw FailoverError(description: "node on port \(port) was not ready within 60 s; output:\n\(output)")
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    func kill(_ node: Int) {
+        let process = self.processes.withLock { processes in
+            defer { processes[node] = nil }
+            return processes[node]
+        }
+        process?.signal(SIGKILL)
+    }
+
+    func get(_ path: String, port: Int) async throws -> (Int, [UInt8]) {
+        let response = try await self.http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(5))
+        return (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 1 << 20)))
+    }
+
+    func post(_ path: String, _ body: [UInt8], port: Int) async throws -> (Int, [UInt8]) {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await self.http.execute(request, timeout: .seconds(5))
+        return (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 16 << 20)))
+    }
+
+    /// Whether a Status query through `node` returns the registration's access token.
+    func finds(_ registration: FailoverLoad.Registration, through node: Int) async throws -> Bool {
+        let client = StatusClient(identity: registration.identity, server: self.serverKey)
+        let ephemeral = Secp256k1PrivateKey()
+        let query = try client.query(for: client.hashedKey, ephemeral: ephemeral)
+        let (status, body) = try await self.post("/waku/v1/messages", Array(try JSONEncoder().encode(query)), port: self.ports[node])
+        guard status == 200, let answer = try JSONDecoder().decode([WakuMessage].self, from: Data(body)).first else { return false }
+        return try StatusAnswer(answer, openedWith: ephemeral).queryResponse().info.map(\.accessToken).contains(registration.accessToken)
+    }
+
+    func stop() async {
+        let processes = self.processes.withLock { $0 }
+        for process in processes.compactMap({ $0 }) {
+            process.signal(SIGTERM)
+            _ = try? await process.waitForExit(timeout: .seconds(15))
+        }
+        try? await self.http.shutdown()
+        try? await self.mock.shutdown()
+        await self.etcd.stop()
+    }
+}
+
+struct FailoverError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Registrations and gorush pushes sent round-robin to the nodes; a request that fails (refused,
+/// reset, a 5xx, a Status message left unanswered) is sent again to the next node.
+final class FailoverLoad: Sendable {
+    struct Registration: Sendable {
+        var identity: Secp256k1PrivateKey
+        var accessToken: String
+        var partition: Int
+        var acknowledged: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var registrations: [Registration] = []
+        var pushes: [String] = []
+        var pushesSentAgain = 0
+        var nextToken: UInt64 = 0
+    }
+
+    let cluster: FailoverCluster
+    let topic: String
+    private let state = Mutex(State())
+
+    init(cluster: FailoverCluster, topic: String) {
+        self.cluster = cluster
+        self.topic = topic
+    }
+
+    var acknowledgedRegistrations: [Registration] { self.state.withLock { $0.registrations } }
+    var acknowledgedPushes: [String] { self.state.withLock { $0.pushes } }
+    var pushesSentAgain: Int { self.state.withLock { $0.pushesSentAgain } }
+
+    func registrations(worker: Int, until stop: ContinuousClock.Instant) async throws {
+        var node = worker
+        while ContinuousClock.now < stop {
+            let identity = Secp256k1PrivateKey()
+            let client = StatusClient(identity: identity, server: self.cluster.serverKey)
+            let accessToken = UUID().uuidString.lowercased()
+            let message = try client.registration(
+                installationID: UUID().uuidString.lowercased(),
+                version: 1,
+                accessToken: accessToken,
+                deviceToken: String(repeating: "cd", count: 32),
+                apnTopic: self.topic
+            )
+            let body = Array(try JSONEncoder().encode(message))
+            // Sent again until answered, for at most 15 s; a VERSION_MISMATCH after a resend means
+            // an unanswered attempt was written after all, which is not an acknowledgement.
+            let giveUp = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < giveUp {
+                node = (node + 1) % self.cluster.ports.count
+                guard let (status, answer) = try? await self.cluster.post("/waku/v1/messages", body, port: self.cluster.ports[node]), status == 200,
+                    let replies = try? JSONDecoder().decode([WakuMessage].self, from: Data(answer)), let reply = replies.first
+                else {
+                    try await Task.sleep(for: .milliseconds(50))
+                    continue
+                }
+                if try StatusAnswer(reply, openedWith: identity).registrationResponse().success {
+                    let partition = RegistrationKey.partition(scope: .status, subject: client.hashedKey, of: FailoverCluster.partitions)
+                    let registration = Registration(identity: identity, accessToken: accessToken, partition: partition, acknowledged: .now)
+                    self.state.withLock { $0.registrations.append(registration) }
+                }
+                break
+            }
+        }
+    }
+
+    func pushes(worker: Int, until stop: ContinuousClock.Instant) async throws {
+        var node = worker
+        while ContinuousClock.now < stop {
+            let token = self.state.withLock { state -> String in
+                state.nextToken += 1
+                let digits = String(state.nextToken, radix: 16)
+                return String(repeating: "0", count: 64 - digits.count) + digits
+            }
+            let body = Array(#"{"notifications":[{"platform":1,"topic":"\#(self.topic)","message":"failover","tokens":["\#(token)"]}]}"#.utf8)
+            var attempts = 0
+            let giveUp = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < giveUp {
+                node = (node + 1) % self.cluster.ports.count
+                attempts += 1
+                if attempts == 2 { self.state.withLock { $0.pushesSentAgain += 1 } }
+                guard let (status, answer) = try? await self.cluster.post("/api/push", body, port: self.cluster.ports[node]), status == 200 else {
+                    try await Task.sleep(for: .milliseconds(50))
+                    continue
+                }
+                let json = try JSONSerialization.jsonObject(with: Data(answer)) as? [String: Any]
+                if json?["success"] as? String == "ok", (json?["logs"] as? [Any])?.isEmpty ?? true {
+                    self.state.withLock { $0.pushes.append(token) }
+                }
+                break
+            }
+        }
+    }
+}
