@@ -140,10 +140,13 @@ let package = Package(
         .target(
             name: "HeraldGorush",
             dependencies: [
+                "HeraldCluster",
                 "HeraldConfig",
                 "HeraldCore",
                 "HeraldDelivery",
                 "HeraldFrontDoor",
+                "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Hummingbird", package: "hummingbird"),

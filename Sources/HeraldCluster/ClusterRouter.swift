@@ -49,6 +49,11 @@ public final class ClusterRouter: Sendable {
         RegistrationKey.partition(scope: scope, subject: subject, of: self.membership.configuration.partitions)
     }
 
+    /// The partition of any other key a front door routes by.
+    public func partition(ofKey key: [UInt8]) -> Int {
+        RegistrationKey.partition(ofBytes: key, of: self.membership.configuration.partitions)
+    }
+
     public func decide(partition: Int, forwardedFrom: String?) -> Decision {
         let snapshot = self.membership.snapshot
         guard let owner = snapshot.map.owner(of: partition) else {
@@ -64,21 +69,47 @@ public final class ClusterRouter: Sendable {
         return .forward(member)
     }
 
+    /// The owner's answer to a forwarded request, whatever its status.
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
+    }
+
     /// POSTs `body` to `path` on `member` with the cluster secret and returns the answer's body;
     /// anything but 200 is a failure the caller answers as retryable.
     public func forward(_ body: [UInt8], path: String, to member: ClusterMember) async throws -> [UInt8] {
+        let answer = try await self.send(body, path: path, to: member)
+        guard answer.status == 200 else {
+            throw ForwardingError(description: "\(member.id) answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
+        }
+        return answer.body
+    }
+
+    /// POSTs `body` to `path` on `member` with the cluster secret and `headers`, and returns
+    /// the answer as it is, for a front door that relays the owner's answer to its client.
+    /// Throws only when no answer came.
+    public func send(
+        _ body: [UInt8],
+        path: String,
+        to member: ClusterMember,
+        contentType: String = "application/json",
+        headers: [(name: String, value: String)] = []
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: member.url + path)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Type", value: contentType)
+        for header in headers { request.headers.add(name: header.name, value: header.value) }
         request.headers.add(name: "Authorization", value: "Bearer \(self.secret)")
         request.headers.add(name: Self.forwardedHeader, value: self.nodeID)
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await self.http.execute(request, timeout: .init(self.requestTimeout))
         let answer = try await response.body.collect(upTo: 16 << 20)
-        guard response.status == .ok else {
-            throw ForwardingError(description: "\(member.id) answered \(response.status.code): \(String(buffer: answer).prefix(200))")
-        }
-        return Array(buffer: answer)
+        return Answer(
+            status: Int(response.status.code),
+            headers: response.headers.map { (name: $0.name, value: $0.value) },
+            body: Array(buffer: answer)
+        )
     }
 
     public func shutdown() async throws {

@@ -6,6 +6,8 @@ public struct GorushConfiguration: ConfigurationSectionValue {
     public var sync = true
     /// gorush's `core.queue_num`: pushes waiting or running in async mode.
     public var queueLimit = 8192
+    /// How long the answer to a request with an `Idempotency-Key` is kept and replayed.
+    public var idempotencyWindow: Duration = .seconds(24 * 3600)
 
     public init() {}
 
@@ -24,10 +26,17 @@ public struct GorushConfiguration: ConfigurationSectionValue {
             default: "8192",
             help: "Async mode: pushes waiting or running at once; beyond it targets fail with `max capacity reached`."
         ),
+        ConfigurationKey(
+            "gorush.idempotency-window",
+            .duration,
+            default: "24h",
+            help: "How long the answer to an `/api/push` request with an `Idempotency-Key` header is kept: a repeat with the same key and body within it gets that answer (`Idempotent-Replayed: true`) and pushes nothing again; the same key with another body is refused with 422. In a cluster the key's partition owner keeps it."
+        ),
     ]
 
     public init(reading section: ConfigurationSection) throws {
         self.sync = try section.bool("sync")
         self.queueLimit = try section.integer("queue-limit")
+        self.idempotencyWindow = try section.duration("idempotency-window", atLeast: .seconds(1))
     }
 }

@@ -9,17 +9,24 @@ public struct GorushError: CodedError, HTTPResponseError {
         case missingNotifications = "gorush.missing_notifications"
         case emptyNotifications = "gorush.empty_notifications"
         case tooManyNotifications = "gorush.too_many_notifications"
+        case invalidIdempotencyKey = "gorush.invalid_idempotency_key"
+        case idempotencyKeyInUse = "gorush.idempotency_key_in_use"
+        case idempotencyKeyReused = "gorush.idempotency_key_reused"
+        case unavailable = "gorush.unavailable"
     }
 
     public let code: Code
     public let status: HTTPResponse.Status
     /// gorush's own wording, which clients may match.
     public let message: String
+    /// Seconds a client should wait before sending again, for a transient refusal.
+    public let retryAfter: Int?
 
-    init(_ code: Code, status: HTTPResponse.Status = .badRequest, _ message: String) {
+    init(_ code: Code, status: HTTPResponse.Status = .badRequest, _ message: String, retryAfter: Int? = nil) {
         self.code = code
         self.status = status
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public static let missingNotifications = GorushError(.missingNotifications, "Missing notifications field.")
@@ -29,11 +36,35 @@ public struct GorushError: CodedError, HTTPResponseError {
         GorushError(.tooManyNotifications, "Number of notifications(\(count)) over limit(\(limit))")
     }
 
+    static let invalidIdempotencyKey = GorushError(
+        .invalidIdempotencyKey,
+        "Idempotency-Key must be 1 to 255 visible ASCII characters, optionally in double quotes."
+    )
+    static let idempotencyKeyInUse = GorushError(
+        .idempotencyKeyInUse,
+        status: .conflict,
+        "A request with this Idempotency-Key is still being delivered; send again once it is answered.",
+        retryAfter: 1
+    )
+    static let idempotencyKeyReused = GorushError(
+        .idempotencyKeyReused,
+        status: .unprocessableContent,
+        "This Idempotency-Key was used with a different request body."
+    )
+
+    /// A cluster that cannot take the request now (no owner for its key, or the owner did not
+    /// answer); the client sends it again.
+    static func unavailable(_ message: String) -> GorushError {
+        GorushError(.unavailable, status: .serviceUnavailable, message, retryAfter: 1)
+    }
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = JSONValue.object([("code", .number(Double(self.status.code))), ("message", .string(self.message))])
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retryAfter = self.retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(
             status: self.status,
-            headers: [.contentType: "application/json; charset=utf-8"],
+            headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.bytes))
         )
     }

@@ -15,6 +15,7 @@ public struct GorushFrontDoor: FrontDoor {
         let dispatcher = configuration.sync ? nil : DeliveryDispatcher(limit: configuration.queueLimit)
         routes.dispatcher = dispatcher
         routes.configurationText = context.configurationText
+        routes.idempotency = GorushIdempotency(markers: context.markers, router: context.router, window: configuration.idempotencyWindow)
         return GorushFrontDoor(
             routes: GorushRoutes(pool: pool, statistics: GorushStatistics(factory: context.metrics), configuration: routes),
             dispatcher: dispatcher,
@@ -24,6 +25,10 @@ public struct GorushFrontDoor: FrontDoor {
 
     public func registerRoutes(on router: some RouterMethods<HeraldRequestContext>) {
         self.routes.register(on: router)
+    }
+
+    public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {
+        self.routes.registerInternal(on: router)
     }
 
     public var services: [any Service] {

@@ -1,3 +1,5 @@
+import HeraldCluster
+import HTTPTypes
 import HeraldCore
 public import HeraldDelivery
 public import Hummingbird
@@ -19,6 +21,8 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         public var dispatcher: DeliveryDispatcher?
         /// The running configuration, secrets masked, served at `/api/config`.
         public var configurationText: String?
+        /// Answers requests carrying an `Idempotency-Key` once; `nil` ignores the header.
+        public var idempotency: GorushIdempotency?
 
         public init() {}
     }
@@ -47,10 +51,34 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         }
     }
 
-    func push(_ request: Request, context: Context) async throws -> Response {
-        let body = try await request.body.collect(upTo: self.configuration.maximumBodySize)
+    /// The internal API another node forwards a request with an `Idempotency-Key` to, when this
+    /// node owns the key; behind the cluster secret.
+    public func registerInternal(on router: some RouterMethods<Context>) {
+        guard self.configuration.idempotency != nil else { return }
+        router.post(RouterPath(stringLiteral: GorushIdempotency.internalPath)) { request, context in
+            let from = HTTPField.Name(ClusterRouter.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
+            return try await self.push(request, context: context, forwardedFrom: from)
+        }
+    }
+
+    func push(_ request: Request, context: Context, forwardedFrom: String? = nil) async throws -> Response {
+        let body = Array(buffer: try await request.body.collect(upTo: self.configuration.maximumBodySize))
+        guard let idempotency = self.configuration.idempotency, let key = try GorushIdempotency.key(in: request.headers) else {
+            let answer = try await self.answer(body)
+            return Self.json(status: HTTPResponse.Status(code: answer.status), answer.body)
+        }
+        let answer = try await idempotency.answer(key: key, body: body, forwardedFrom: forwardedFrom) {
+            try await self.answer(body)
+        }
+        var response = Self.json(status: HTTPResponse.Status(code: answer.status), answer.body)
+        if answer.replayed { response.headers[GorushIdempotency.replayedHeader] = "true" }
+        return response
+    }
+
+    /// gorush's answer to a push request: delivered (sync) or queued (async), with the failures.
+    private func answer(_ body: [UInt8]) async throws -> (status: Int, body: [UInt8]) {
         // A refusal renders gorush's own answer through the router.
-        let notifications = try GorushPushRequest.decode(Array(buffer: body), maximumNotifications: self.configuration.maximumNotifications)
+        let notifications = try GorushPushRequest.decode(body, maximumNotifications: self.configuration.maximumNotifications)
         let enabled = notifications.filter { $0.enabledPlatform != nil }
         let counts = enabled.reduce(0) { $0 + $1.targetCount }
         self.statistics.accepted(counts: counts)
@@ -60,10 +88,8 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         } else {
             logs = await self.deliver(enabled)
         }
-        return Self.json(
-            status: .ok,
-            .object([("counts", .number(Double(counts))), ("logs", .array(logs.map(\.json))), ("success", .string("ok"))])
-        )
+        let answer = JSONValue.object([("counts", .number(Double(counts))), ("logs", .array(logs.map(\.json))), ("success", .string("ok"))])
+        return (200, answer.bytes)
     }
 
     /// Async mode: hands the entries to the dispatcher and answers at once. Entries that would
@@ -164,10 +190,14 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
     }
 
     static func json(status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+        Self.json(status: status, value.bytes)
+    }
+
+    static func json(status: HTTPResponse.Status, _ body: [UInt8]) -> Response {
         Response(
             status: status,
             headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.bytes))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
         )
     }
 }

@@ -15,6 +15,8 @@ public actor MessageMarkers {
         public static let statusPushRequest = Namespace(rawValue: 1)
         /// Any Status message an owner handled in a cluster, against copies from other adapters.
         public static let statusClusterMessage = Namespace(rawValue: 2)
+        /// gorush requests by their `Idempotency-Key`, with the answer given.
+        public static let gorushIdempotencyKey = Namespace(rawValue: 3)
     }
 
     static let sweepBatch = 256
@@ -22,6 +24,7 @@ public actor MessageMarkers {
     private struct Pending {
         let key: [UInt8]
         let expiry: UInt64
+        let value: [UInt8]
         let now: UInt64
         let continuation: CheckedContinuation<Bool, any Error>
     }
@@ -37,11 +40,12 @@ public actor MessageMarkers {
         self.database = database
     }
 
-    /// Records `id` until `expiry` (UNIX seconds). Returns `false` when an unexpired marker for
-    /// it already exists (or an insert of the same id went first), in which case nothing changes.
-    public func insert(_ id: [UInt8], in namespace: Namespace, expiry: UInt64, now: UInt64) async throws -> Bool {
+    /// Records `id` until `expiry` (UNIX seconds), with `value` kept beside it. Returns `false`
+    /// when an unexpired marker for it already exists (or an insert of the same id went first),
+    /// in which case nothing changes.
+    public func insert(_ id: [UInt8], in namespace: Namespace, expiry: UInt64, now: UInt64, value: [UInt8] = []) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
-            self.pending.append(Pending(key: [namespace.rawValue] + id, expiry: expiry, now: now, continuation: continuation))
+            self.pending.append(Pending(key: [namespace.rawValue] + id, expiry: expiry, value: value, now: now, continuation: continuation))
             if !self.isFlushing {
                 self.isFlushing = true
                 // Runs only while some caller awaits its continuation, and ends when the queue is
@@ -67,7 +71,7 @@ public actor MessageMarkers {
                         if let stored = try txn.value(in: database, key: request.key), Self.expiry(stored) > request.now {
                             inserted.append(false)
                         } else {
-                            try txn.put(Self.encode(request.expiry), in: database, key: request.key)
+                            try txn.put(Self.encode(request.expiry) + request.value, in: database, key: request.key)
                             inserted.append(true)
                         }
                     }
@@ -84,11 +88,31 @@ public actor MessageMarkers {
 
     /// Whether an unexpired marker exists for `id`.
     public nonisolated func contains(_ id: [UInt8], in namespace: Namespace, now: UInt64) throws -> Bool {
+        try self.value(of: id, in: namespace, now: now) != nil
+    }
+
+    /// The value kept with `id`'s unexpired marker; `nil` when there is none.
+    public nonisolated func value(of id: [UInt8], in namespace: Namespace, now: UInt64) throws -> [UInt8]? {
         let database = self.database
         return try self.writer.environment.read { txn in
-            guard let stored = try txn.value(in: database, key: [namespace.rawValue] + id) else { return false }
-            return Self.expiry(stored) > now
+            guard let stored = try txn.value(in: database, key: [namespace.rawValue] + id), Self.expiry(stored) > now else { return nil }
+            return Array(stored.dropFirst(8))
         }
+    }
+
+    /// Replaces `id`'s marker, whatever it held, with `value` until `expiry`.
+    public func replace(_ id: [UInt8], in namespace: Namespace, expiry: UInt64, value: [UInt8]) async throws {
+        let database = self.database
+        let key = [namespace.rawValue] + id
+        let stored = Self.encode(expiry) + value
+        try await self.writer.write { txn in try txn.put(stored, in: database, key: key) }
+    }
+
+    /// Deletes `id`'s marker, so the id counts as never seen.
+    public func remove(_ id: [UInt8], in namespace: Namespace) async throws {
+        let database = self.database
+        let key = [namespace.rawValue] + id
+        try await self.writer.write { txn in _ = try txn.delete(in: database, key: key) }
     }
 
     /// Number of stored markers, expired ones not yet swept included.
@@ -125,9 +149,10 @@ public actor MessageMarkers {
         (0..<8).map { UInt8(truncatingIfNeeded: expiry >> (8 * (7 - $0))) }
     }
 
-    /// A value that is not 8 bytes counts as expired, so a damaged marker cannot block a message.
+    /// A value shorter than 8 bytes counts as expired, so a damaged marker cannot block a
+    /// message.
     private static func expiry(_ bytes: [UInt8]) -> UInt64 {
-        guard bytes.count == 8 else { return 0 }
-        return bytes.reduce(0) { $0 << 8 | UInt64($1) }
+        guard bytes.count >= 8 else { return 0 }
+        return bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

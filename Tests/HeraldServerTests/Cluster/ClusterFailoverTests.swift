@@ -99,6 +99,35 @@ import Glibc
         print("pushes delivered twice: \(duplicates)")
         #expect(duplicates <= load.pushesSentAgain)
     }
+
+    @Test func anIdempotencyKeyIsAnsweredOnceWhicheverNodeReceivesIt() async throws {
+        try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
+        try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
+        try await withTemporaryDirectory { directory in
+            let cluster = try await FailoverCluster.start(nodes: 2, leaseTTL: Self.leaseTTL, topic: Self.topic, in: directory)
+            do {
+                try await cluster.waitUntilReady()
+                // Eight keys: with two nodes, some are owned by each, so both the owner's own
+                // marker and a forwarded request are exercised.
+                for index in 0..<8 {
+                    let token = String(format: "%064x", 0xabc0 + index)
+                    let body = Array(#"{"notifications":[{"platform":1,"topic":"\#(Self.topic)","message":"once","tokens":["\#(token)"]}]}"#.utf8)
+                    let key = [("Idempotency-Key", "cluster-key-\(index)")]
+                    let first = try await cluster.post("/api/push", body, port: cluster.ports[0], headers: key)
+                    let second = try await cluster.post("/api/push", body, port: cluster.ports[1], headers: key)
+                    #expect(first.0 == 200 && second.0 == 200)
+                    #expect(first.1 == second.1)
+                    #expect(first.2["Idempotent-Replayed"].isEmpty)
+                    #expect(second.2["Idempotent-Replayed"] == ["true"])
+                }
+                #expect(cluster.mock.accepted.count == 8)
+            } catch {
+                await cluster.stop()
+                throw error
+            }
+            await cluster.stop()
+        }
+    }
 }
 
 /// Three `herald serve` processes in cluster mode around one etcd member and the mock APNs.
@@ -229,12 +258,18 @@ final class FailoverCluster: Sendable {
     }
 
     func post(_ path: String, _ body: [UInt8], port: Int) async throws -> (Int, [UInt8]) {
+        let (status, body, _) = try await self.post(path, body, port: port, headers: [])
+        return (status, body)
+    }
+
+    func post(_ path: String, _ body: [UInt8], port: Int, headers: [(String, String)]) async throws -> (Int, [UInt8], HTTPHeaders) {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await self.http.execute(request, timeout: .seconds(5))
-        return (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 16 << 20)))
+        return (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 16 << 20)), response.headers)
     }
 
     /// Whether a Status query through `node` returns the registration's access token.
