@@ -107,6 +107,46 @@ import Testing
         }
     }
 
+    @Test func appendsToManyPartitionsShareTransactionsAndAreReadBackWhole() async throws {
+        try await withNodes(2, partitions: 64) { nodes in
+            let log = nodes[0].log
+            let positions = try await withThrowingTaskGroup(of: LogPosition.self) { group in
+                for subject in 0..<128 {
+                    group.addTask { try await log.append(Self.register(subject: subject)) }
+                }
+                return try await group.reduce(into: [LogPosition]()) { $0.append($1) }
+            }
+            #expect(Set(positions).count < 128, "appends to different partitions go into one transaction")
+            // A follower reading one key at a time must still apply each revision whole.
+            let follower = LogFollower(log: nodes[1].log, view: nodes[1].store.view, batchSize: 1, logger: Logger(label: "test"))
+            try await follower.catchUp()
+            #expect(try nodes[1].store.view.recordCount() == 128)
+            #expect(try nodes[1].store.view.appliedPosition() == positions.max())
+        }
+    }
+
+    @Test func aFencedPartitionDoesNotFailTheOthersInItsTransaction() async throws {
+        try await withNodes(2, partitions: 16) { nodes in
+            try await nodes[0].log.append(Self.register(subject: 1, version: 1))
+            let fencedPartition = SyntheticCommands.key(subject: 1, installation: 0).partition(of: 16)
+            let others = (2..<200).filter { SyntheticCommands.key(subject: $0, installation: 0).partition(of: 16) != fencedPartition }.prefix(20)
+            let log = nodes[1].log
+            // Node 1 has applied nothing: its append to subject 1's partition is fenced, the
+            // rest (sent at once, so mostly in the same transactions) are written.
+            let results = await withTaskGroup(of: (Int, Bool).self) { group in
+                group.addTask { (1, (try? await log.append(Self.register(subject: 1, version: 2))) != nil) }
+                for subject in others {
+                    group.addTask { (subject, (try? await log.append(Self.register(subject: subject))) != nil) }
+                }
+                return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(results[1] == false)
+            #expect(others.allSatisfy { results[$0] == true })
+            try await nodes[1].catchUp()
+            #expect(try nodes[1].store.view.recordCount() == 1 + others.count)
+        }
+    }
+
     @Test func waitForHeadWakesWhenAnotherNodeAppends() async throws {
         try await withNodes(2) { nodes in
             let watching = Task { try await nodes[1].log.run() }
