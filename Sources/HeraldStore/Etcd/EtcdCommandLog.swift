@@ -12,9 +12,8 @@ public import ServiceLifecycle
 /// position: the commands of one transaction share it.
 ///
 /// Appends are group-committed: a transaction carries the waiting appends of up to
-/// `partitionsPerTransaction` partitions (each with its own fence and log key), a few such
-/// transactions are in flight at once, and a partition is in at most one of them, so its appends
-/// stay in order. etcd's cost is mostly per request, so this is what lets a busy node write
+/// `partitionsPerTransaction` partitions (each with its own fence and log key), and a partition
+/// is in at most one transaction in flight, so its appends stay in order. etcd's cost is mostly per request, so this is what lets a busy node write
 /// far more than etcd's single appends per second.
 ///
 /// `run()` watches the log from the view's applied revision, as one stream, and holds what it
@@ -32,8 +31,10 @@ public actor EtcdCommandLog: CommandLog, Service {
         public var partitionsPerTransaction: Int = 32
         /// Most encoded command bytes in one transaction (etcd refuses requests over 1.5 MiB).
         public var maximumTransactionBytes: Int = 1 << 20
-        /// Transactions in flight at once.
-        public var concurrentTransactions: Int = 4
+        /// Transactions in flight at once. One, so appends that arrive meanwhile wait and go
+        /// together: on this machine one gave 1,425 registrations/s against 1,075 with four,
+        /// since etcd's cost is per transaction.
+        public var concurrentTransactions: Int = 1
         /// Written as the partition head's value: which node appended last, for operators.
         public var writer: String = ""
         /// A watch that hears nothing this long (no event, no progress report) is restarted.
