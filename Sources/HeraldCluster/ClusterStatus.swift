@@ -1,3 +1,5 @@
+public import HeraldStore
+
 /// One node's view of the cluster, as `GET /cluster` serves it and `herald cluster status`
 /// reads it.
 public struct ClusterStatus: Codable, Sendable, Hashable {
@@ -12,6 +14,9 @@ public struct ClusterStatus: Codable, Sendable, Hashable {
     public var lag: UInt64
     /// `reachable`, `unreachable`, or `none` alone.
     public var etcd: String
+    /// The view's fingerprint, when asked for (`?digest=true`): nodes that applied the same log
+    /// show the same one.
+    public var view: RegistryDigest?
 
     public init(
         node: String,

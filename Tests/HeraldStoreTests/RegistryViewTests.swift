@@ -27,6 +27,25 @@ import Testing
         }
     }
 
+    @Test func viewsThatAppliedTheSameLogHaveOneDigest() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            let reference = InMemoryRegistryView()
+            try await store.view.apply(entries(0..<500))
+            reference.apply(entries(0..<500))
+            let digest = try store.view.digest()
+            #expect(digest == reference.digest())
+            #expect(digest.appliedPosition == 500)
+            #expect(digest.records == reference.recordCount())
+            #expect(digest.sha256.count == 64)
+            // A new record changes it.
+            let key = SyntheticCommands.key(subject: 10_000, installation: 0)
+            try await store.view.apply([LogEntry(position: 501, command: .register(Registration(key: key, version: 1, device: Device(platform: .apns, token: "aa"))))])
+            #expect(try store.view.digest().sha256 != digest.sha256)
+            try await store.close()
+        }
+    }
+
     @Test func entriesAtOrBelowTheAppliedPositionAreNotAppliedTwice() async throws {
         try await withTemporaryDirectory { path in
             let store = try LocalStore(path: path)

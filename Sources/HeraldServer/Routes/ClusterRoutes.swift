@@ -10,7 +10,12 @@ struct ClusterRoutes: Sendable {
     let view: any RegistryView
 
     func register(on router: Router<HeraldRequestContext>) {
-        router.get("/cluster") { _, _ in ClusterStatusBody(status: try await self.status()) }
+        router.get("/cluster") { request, _ in
+            var status = try await self.status()
+            // Reads every record, so only on request.
+            if request.uri.queryParameters.get("digest") == "true" { status.view = try self.view.digest() }
+            return ClusterStatusBody(status: status)
+        }
     }
 
     func status() async throws -> ClusterStatus {

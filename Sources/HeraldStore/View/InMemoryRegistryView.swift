@@ -64,6 +64,15 @@ public final class InMemoryRegistryView: RegistryView {
         try await self.appliedSignal.wait(beyond: position)
     }
 
+    public func digest() -> RegistryDigest {
+        let (records, applied) = self.state.withLock { ($0.records, $0.applied) }
+        var builder = RegistryDigest.Builder()
+        for (key, bytes) in records.map({ ($0.key.storeKeyBytes, $0.value) }).sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
+            builder.add(key: key, value: bytes.storedValue())
+        }
+        return builder.finish(appliedPosition: applied)
+    }
+
     public func allRecords() -> [RegistrationKey: RegistryRecord] {
         self.state.withLock { $0.records }
     }

@@ -104,6 +104,19 @@ public final class LMDBRegistryView: RegistryView {
         try await self.appliedSignal.wait(beyond: position)
     }
 
+    public func digest() throws -> RegistryDigest {
+        let records = self.records
+        let meta = self.meta
+        return try self.environment.read { txn in
+            var builder = RegistryDigest.Builder()
+            try txn.forEach(in: records) { key, value in
+                builder.add(key: key, value: value)
+                return true
+            }
+            return builder.finish(appliedPosition: try meta.get(Self.appliedKey, in: txn) ?? 0)
+        }
+    }
+
     /// Every record in key order; for checks and snapshots, not for request paths.
     public func allRecords() throws -> [RegistrationKey: RegistryRecord] {
         let records = self.records

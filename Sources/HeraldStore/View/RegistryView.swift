@@ -24,6 +24,10 @@ public protocol RegistryView: Sendable {
     /// Number of stored records, unregistered ones included.
     func recordCount() throws -> Int
 
+    /// A fingerprint of the whole view at one instant. Reads every record: for operators and
+    /// tests comparing nodes, not for request paths.
+    func digest() throws -> RegistryDigest
+
     /// Returns once the applied position is beyond `position`.
     func waitForApplied(beyond position: LogPosition) async throws -> LogPosition
 
