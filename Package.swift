@@ -102,6 +102,7 @@ let package = Package(
             dependencies: [
                 "CLMDB",
                 "HeraldCore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),

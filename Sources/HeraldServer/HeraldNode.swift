@@ -79,7 +79,7 @@ public struct HeraldNode: Sendable {
         ]
 
         // Alone, the log is the store's own; in a cluster it is etcd, applied to the same view.
-        let cluster = configuration.cluster.isEnabled ? Self.makeCluster(configuration, view: store.view, logger: logger) : nil
+        let cluster = configuration.cluster.isEnabled ? Self.makeCluster(configuration, view: store.view, metrics: factory, logger: logger) : nil
         do {
             return try Self.build(
                 configuration: configuration,
@@ -210,6 +210,7 @@ public struct HeraldNode: Sendable {
     private static func makeCluster(
         _ configuration: HeraldConfiguration,
         view: LMDBRegistryView,
+        metrics: any MetricsFactory,
         logger: Logger
     ) -> (log: EtcdCommandLog, membership: Membership, router: ClusterRouter) {
         let cluster = configuration.cluster
@@ -220,7 +221,7 @@ public struct HeraldNode: Sendable {
         logConfiguration.prefix = cluster.prefix
         logConfiguration.partitions = cluster.partitions
         logConfiguration.writer = configuration.nodeID
-        let log = EtcdCommandLog(client: client, configuration: logConfiguration, appliedPosition: { try view.appliedPosition() }, logger: logger)
+        let log = EtcdCommandLog(client: client, configuration: logConfiguration, appliedPosition: { try view.appliedPosition() }, metrics: metrics, logger: logger)
         var membership = Membership.Configuration(nodeID: configuration.nodeID, url: configuration.advertiseURL)
         membership.prefix = cluster.prefix
         membership.partitions = cluster.partitions

@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import HeraldCore
 public import Logging
 public import ServiceLifecycle
@@ -68,6 +69,7 @@ public actor EtcdCommandLog: CommandLog, Service {
     /// What this node's view has applied: appends to a partition are valid only against it.
     private nonisolated let appliedPosition: @Sendable () throws -> LogPosition
     private nonisolated let logger: Logger
+    private nonisolated let metrics: EtcdLogMetrics
     /// What the watch delivered and the follower has not applied.
     private nonisolated let watched: WatchedLogEntries
     /// This node's own last successful append per partition, which its view may not have
@@ -83,11 +85,13 @@ public actor EtcdCommandLog: CommandLog, Service {
         client: EtcdClient,
         configuration: Configuration = .init(),
         appliedPosition: @escaping @Sendable () throws -> LogPosition,
+        metrics: any MetricsFactory = MetricsSystem.factory,
         logger: Logger
     ) {
         self.client = client
         self.configuration = configuration
         self.appliedPosition = appliedPosition
+        self.metrics = EtcdLogMetrics(factory: metrics)
         self.logger = logger
         self.watched = WatchedLogEntries(capacity: configuration.watchBuffer)
     }
@@ -254,10 +258,12 @@ public actor EtcdCommandLog: CommandLog, Service {
                 let result = try await self.transact(&remaining)
                 switch result {
                 case .committed(let position):
+                    self.metrics.committed(commands: remaining.reduce(0) { $0 + $1.pending.reduce(0) { $0 + $1.commands.count } })
                     outcome = .success(position)
                 case .fenced(let partitions, let heads):
                     fenced = remaining.filter { partitions.contains($0.partition) }
                     remaining.removeAll { partitions.contains($0.partition) }
+                    self.metrics.fenced(commands: fenced.reduce(0) { $0 + $1.pending.reduce(0) { $0 + $1.commands.count } })
                     for group in fenced {
                         let error = StoreError(
                             .fenced,
@@ -268,6 +274,7 @@ public actor EtcdCommandLog: CommandLog, Service {
                     continue
                 }
             } catch {
+                self.metrics.failed()
                 outcome = .failure(error)
             }
             for group in remaining {
