@@ -121,6 +121,24 @@ import Glibc
                     #expect(second.2["Idempotent-Replayed"] == ["true"])
                 }
                 #expect(cluster.mock.accepted.count == 8)
+
+                // A request forwarded for a key this node does not own is not forwarded again:
+                // the client is told to retry.
+                let map = PartitionMap(partitions: FailoverCluster.partitions, members: cluster.nodeIDs)
+                let key = try #require((0..<64).map { "owned-elsewhere-\($0)" }.first { key in
+                    map.owner(of: RegistrationKey.partition(ofBytes: Array(SHA256.hash(data: Array(key.utf8))), of: FailoverCluster.partitions)) == "node1"
+                })
+                let body = Array(#"{"notifications":[{"platform":1,"topic":"\#(Self.topic)","message":"x","tokens":["\#(String(repeating: "a", count: 64))"]}]}"#.utf8)
+                let refused = try await cluster.post(
+                    "/internal/v1/gorush/push",
+                    body,
+                    port: cluster.ports[0],
+                    headers: [("Idempotency-Key", key), ("Authorization", "Bearer failover-test-secret"), ("X-Herald-Forwarded-From", "node1")]
+                )
+                #expect(refused.0 == 503)
+                #expect(refused.2["Retry-After"] == ["1"])
+                #expect(String(decoding: refused.1, as: UTF8.self).contains(#""code":503"#))
+                #expect(cluster.mock.accepted.count == 8)
             } catch {
                 await cluster.stop()
                 throw error

@@ -35,6 +35,7 @@ import Testing
     func withNodes(
         _ count: Int,
         etcdMembers: Int,
+        gorushURL: String = "http://127.0.0.1:9/api/push",
         _ body: ([HeraldNode], Secp256k1PrivateKey, [HeraldConfiguration], EtcdCluster) async throws -> Void
     ) async throws {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
@@ -54,7 +55,7 @@ import Testing
                                 "--store-path", "\(directory)/node\(index)",
                                 "--status-identity-key-file", directory + "/status.key",
                                 // Registrations and queries push nothing; the front door needs a way to push all the same.
-                                "--status-gorush-url", "http://127.0.0.1:9/api/push",
+                                "--status-gorush-url", gorushURL,
                                 "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
                                 "--cluster-partitions", "16",
                                 "--cluster-node-id", "node\(index)",
@@ -272,16 +273,20 @@ import Testing
     }
 
     @Test func losingOneEtcdMemberKeepsWritesGoingAndLosingQuorumLeavesRegistrationsUnanswered() async throws {
-        try await withNodes(1, etcdMembers: 3) { nodes, serverKey, _, etcd in
+        // Status pushes go to a stand-in gorush, so the test sees them leave.
+        let gorush = try await WebhookReceiver.start()
+        defer { Task { await gorush.stop() } }
+        try await withNodes(1, etcdMembers: 3, gorushURL: gorush.gorushURL) { nodes, serverKey, _, etcd in
             let identity = Secp256k1PrivateKey()
             let client = StatusClient(identity: identity, server: serverKey.publicKey)
             let installation = UUID().uuidString.lowercased()
-            @Sendable func registration(_ version: UInt64) throws -> WakuMessage {
+            let deviceToken = String(repeating: "ef", count: 32)
+            @Sendable func registration(_ version: UInt64, accessToken: String = UUID().uuidString.lowercased()) throws -> WakuMessage {
                 try client.registration(
                     installationID: installation,
                     version: version,
-                    accessToken: UUID().uuidString.lowercased(),
-                    deviceToken: String(repeating: "ef", count: 32),
+                    accessToken: accessToken,
+                    deviceToken: deviceToken,
                     apnTopic: "im.status.ethereum"
                 )
             }
@@ -295,9 +300,11 @@ import Testing
                 // goes unanswered and the client sends again, as status-go's client does.
                 var version: UInt64 = 2
                 var answered = false
+                var accessToken = ""
                 let deadline = ContinuousClock.now + .seconds(40)
                 while !answered, ContinuousClock.now < deadline {
-                    let answers = try await post(try registration(version), to: node)
+                    accessToken = UUID().uuidString.lowercased()
+                    let answers = try await post(try registration(version, accessToken: accessToken), to: node)
                     if let answer = answers.first {
                         answered = try StatusAnswer(answer, openedWith: identity).registrationResponse().success
                     }
@@ -310,6 +317,26 @@ import Testing
                 #expect(withoutQuorum.isEmpty, "no answer without quorum, as status-go gives none when its store fails")
                 let ready = try await get("/readyz", port: node)
                 #expect(ready.status == .serviceUnavailable)
+
+                // Pushes to the stored registration still go out: they only read the view.
+                let sender = StatusClient(server: serverKey.publicKey)
+                let ephemeral = Secp256k1PrivateKey()
+                var notification = Protobuf_PushNotification()
+                notification.type = .message
+                notification.publicKey = Data(client.hashedKey)
+                notification.installationID = installation
+                notification.accessToken = accessToken
+                var request = Protobuf_PushNotificationRequest()
+                request.requests = [notification]
+                request.messageID = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+                let pushed = try await post(try sender.pushRequest(request, ephemeral: ephemeral), to: node)
+                try #require(pushed.count == 1, "a push request without etcd quorum is answered")
+                let response = try StatusAnswer(pushed[0], openedWith: ephemeral).pushResponse()
+                #expect(response.reports.first?.success == true)
+                let sent = ContinuousClock.now + .seconds(10)
+                while gorush.received.isEmpty, ContinuousClock.now < sent { try await Task.sleep(for: .milliseconds(20)) }
+                let tokens = gorush.received.compactMap { ($0["notifications"] as? [[String: Any]])?.first?["tokens"] as? [String] }
+                #expect(tokens.first == [deviceToken])
             }
         }
     }

@@ -19,6 +19,7 @@ final class WebhookReceiver: Sendable {
     }
 
     var url: String { "http://127.0.0.1:\(self.port)/feedback" }
+    var gorushURL: String { "http://127.0.0.1:\(self.port)/api/push" }
     var received: [[String: Any]] {
         self.bodies.withLock { $0 }.map { (try? JSONSerialization.jsonObject(with: $0) as? [String: Any]) ?? [:] }
     }
@@ -47,6 +48,12 @@ final class WebhookReceiver: Sendable {
             let body = Data(buffer.readableBytesView)
             guard let receiver = box.receiver.withLock({ $0 }) else { return .serviceUnavailable }
             return receiver.record(body) ? .ok : .serviceUnavailable
+        }
+        // Also a stand-in for gorush's /api/push, where the Status front door posts pushes.
+        router.post("/api/push") { request, _ -> HTTPResponse.Status in
+            let buffer = try await request.body.collect(upTo: 1 << 20)
+            guard let receiver = box.receiver.withLock({ $0 }) else { return .serviceUnavailable }
+            return receiver.record(Data(buffer.readableBytesView)) ? .ok : .serviceUnavailable
         }
         let (task, port) = await serveOnLoopback(router)
         let receiver = WebhookReceiver(task: task, port: port)
