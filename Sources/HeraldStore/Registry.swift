@@ -17,6 +17,7 @@ public struct Registry: Sendable {
     /// `StoreError.unavailable` instead of holding it forever.
     @discardableResult
     public func submit(_ commands: [RegistryCommand], applyTimeout: Duration = .seconds(30)) async throws -> [LogPosition] {
+        try await self.view.waitForSourceClaim()
         let positions = try await self.log.append(commands)
         if let last = positions.last {
             try await self.waitForApplied(last, timeout: applyTimeout)

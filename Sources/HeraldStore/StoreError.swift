@@ -23,6 +23,8 @@ public struct StoreError: CodedError {
         /// The replicated log cannot be reached or has no quorum; retry later. Nothing was
         /// written, or it is unknown whether it was.
         case unavailable = "store.unavailable"
+        /// The view was built from another log than the one it is asked to follow.
+        case wrongLog = "store.wrong_log"
     }
 
     public let code: Code

@@ -147,6 +147,26 @@ import Testing
         }
     }
 
+    @Test func aViewBuiltFromAnotherLogIsRefused() async throws {
+        try await withNodes(1) { nodes in
+            try await nodes[0].log.append(Self.register(subject: 1))
+            try await nodes[0].catchUp()
+            let source = try await nodes[0].log.source()
+            #expect(source.hasPrefix("etcd:") && source.hasSuffix("/herald/"))
+            // The same etcd under another prefix is another log, and so is the local one.
+            var other = EtcdCommandLog.Configuration()
+            other.prefix = "elsewhere/"
+            let view = nodes[0].store.view
+            let elsewhere = EtcdCommandLog(client: nodes[0].log.client, configuration: other, appliedPosition: { try view.appliedPosition() }, logger: Logger(label: "test"))
+            await #expect(throws: StoreError(.wrongLog, "")) {
+                try await LogFollower(log: elsewhere, view: view, logger: Logger(label: "test")).catchUp()
+            }
+            await #expect(throws: StoreError(.wrongLog, "")) { try await view.claimSource("local") }
+            // Its own log is still fine.
+            try await nodes[0].catchUp()
+        }
+    }
+
     @Test func waitForHeadWakesWhenAnotherNodeAppends() async throws {
         try await withNodes(2) { nodes in
             let watching = Task { try await nodes[1].log.run() }

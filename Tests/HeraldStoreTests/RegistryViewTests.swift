@@ -46,6 +46,32 @@ import Testing
         }
     }
 
+    @Test func aViewFollowsOneLogOnly() async throws {
+        try await withTemporaryDirectory { path in
+            let store = try LocalStore(path: path)
+            // A store from before sources were recorded, with entries applied: it followed its
+            // local log, and may go on doing so, but never an etcd log.
+            try await store.view.apply(entries(0..<10))
+            await #expect(throws: StoreError(.wrongLog, "")) { try await store.view.claimSource("etcd:1a2b/herald/") }
+            try await store.view.claimSource("local")
+            try await store.view.waitForSourceClaim()
+            await #expect(throws: StoreError(.wrongLog, "")) { try await store.view.claimSource("etcd:1a2b/herald/") }
+            try await store.close()
+            // Recorded durably: reopened, it still refuses.
+            let reopened = try LocalStore(path: path)
+            await #expect(throws: StoreError(.wrongLog, "")) { try await reopened.view.claimSource("etcd:1a2b/herald/") }
+            try await reopened.view.claimSource("local")
+            try await reopened.close()
+        }
+        try await withTemporaryDirectory { path in
+            // An empty view takes whichever log claims it first.
+            let store = try LocalStore(path: path)
+            try await store.view.claimSource("etcd:1a2b/herald/")
+            await #expect(throws: StoreError(.wrongLog, "")) { try await store.view.claimSource("local") }
+            try await store.close()
+        }
+    }
+
     @Test func entriesAtOrBelowTheAppliedPositionAreNotAppliedTwice() async throws {
         try await withTemporaryDirectory { path in
             let store = try LocalStore(path: path)

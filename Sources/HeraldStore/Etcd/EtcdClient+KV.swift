@@ -27,7 +27,8 @@ extension EtcdClient {
         return EtcdRangeResult(
             keyValues: (response.kvs ?? []).map(EtcdKeyValue.init),
             more: response.more ?? false,
-            revision: response.header?.revision?.value ?? 0
+            revision: response.header?.revision?.value ?? 0,
+            clusterID: response.header?.cluster_id?.value ?? 0
         )
     }
 

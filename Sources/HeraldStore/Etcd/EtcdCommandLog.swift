@@ -202,6 +202,17 @@ public actor EtcdCommandLog: CommandLog, Service {
         }
     }
 
+    /// `etcd:<cluster id in hex>/<prefix>`: another etcd cluster (or one restored from a backup)
+    /// or another prefix is another log.
+    public nonisolated func source() async throws -> String {
+        do {
+            let answer = try await self.client.range(self.headPrefix, limit: 1, keysOnly: true)
+            return "etcd:" + String(answer.clusterID, radix: 16) + "/" + self.configuration.prefix
+        } catch let error as EtcdError {
+            throw Self.storeError(error)
+        }
+    }
+
     /// Wakes when the watch delivers an entry beyond `position`.
     public nonisolated func waitForHead(beyond position: LogPosition) async throws -> LogPosition {
         try await self.watched.newest.wait(beyond: position)

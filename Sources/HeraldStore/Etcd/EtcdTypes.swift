@@ -94,6 +94,8 @@ public struct EtcdRangeResult: Sendable, Hashable {
     public var more: Bool
     /// The store's revision when it answered.
     public var revision: Int64
+    /// The etcd cluster that answered: fixed when the cluster is made, new after a restore.
+    public var clusterID: UInt64 = 0
 }
 
 /// One message of a watch: the events of one or more whole revisions, or a progress report

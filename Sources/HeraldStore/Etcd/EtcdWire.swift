@@ -46,6 +46,21 @@ enum EtcdWire {
 
     struct Header: Decodable, Sendable {
         var revision: Int64String?
+        /// A uint64, which the gateway sends as a decimal string.
+        var cluster_id: UInt64String?
+    }
+
+    struct UInt64String: Decodable, Hashable, Sendable {
+        var value: UInt64
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let text = try? container.decode(String.self), let value = UInt64(text) {
+                self.value = value
+            } else {
+                self.value = try container.decode(UInt64.self)
+            }
+        }
     }
 
     struct KeyValue: Decodable, Sendable {

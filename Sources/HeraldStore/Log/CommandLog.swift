@@ -18,6 +18,9 @@ public protocol CommandLog: Sendable {
     /// Returns once the head is beyond `position`, with the new head. Throws `CancellationError`
     /// when the calling task is cancelled.
     func waitForHead(beyond position: LogPosition) async throws -> LogPosition
+
+    /// Which log this is, as a view records it: `local`, or the etcd cluster and key prefix.
+    func source() async throws -> String
 }
 
 extension CommandLog {

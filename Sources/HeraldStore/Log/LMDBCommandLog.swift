@@ -107,6 +107,8 @@ public actor LMDBCommandLog: CommandLog {
         }
     }
 
+    public nonisolated func source() async throws -> String { "local" }
+
     public nonisolated func head() async throws -> LogPosition {
         self.headSignal.position
     }

@@ -7,10 +7,12 @@ public final class InMemoryRegistryView: RegistryView {
     private struct State {
         var applied: LogPosition = 0
         var records: [RegistrationKey: RegistryRecord] = [:]
+        var source: String?
     }
 
     private let state = Mutex(State())
     private let appliedSignal = PositionSignal(position: 0)
+    private let sourceClaimed = PositionSignal(position: 0)
     private let observers = ApplyObservers()
 
     public init() {}
@@ -62,6 +64,20 @@ public final class InMemoryRegistryView: RegistryView {
 
     public func waitForApplied(beyond position: LogPosition) async throws -> LogPosition {
         try await self.appliedSignal.wait(beyond: position)
+    }
+
+    public func claimSource(_ source: String) throws {
+        try self.state.withLock { state in
+            if let claimed = state.source, claimed != source {
+                throw StoreError(.wrongLog, "this view was built from \(claimed), not \(source)")
+            }
+            state.source = source
+        }
+        self.sourceClaimed.advance(to: 1)
+    }
+
+    public func waitForSourceClaim() async throws {
+        _ = try await self.sourceClaimed.wait(beyond: 0)
     }
 
     public func digest() -> RegistryDigest {

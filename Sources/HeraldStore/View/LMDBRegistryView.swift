@@ -4,6 +4,7 @@ public import HeraldCore
 /// written in the same transaction as the records it covers.
 public final class LMDBRegistryView: RegistryView {
     static let appliedKey = "applied-position"
+    static let sourceKey = "log-source"
 
     private let writer: StoreWriter
     private let environment: LMDBEnvironment
@@ -11,6 +12,7 @@ public final class LMDBRegistryView: RegistryView {
     private let meta: Table<String, UInt64>
     private let appliedSignal: PositionSignal
     private let observers = ApplyObservers()
+    private let sourceClaimed = PositionSignal(position: 0)
 
     public init(writer: StoreWriter, records: LMDBDatabase, meta: LMDBDatabase) throws {
         self.writer = writer
@@ -102,6 +104,42 @@ public final class LMDBRegistryView: RegistryView {
 
     public func waitForApplied(beyond position: LogPosition) async throws -> LogPosition {
         try await self.appliedSignal.wait(beyond: position)
+    }
+
+    public func claimSource(_ source: String) async throws {
+        let meta = self.meta
+        let key = Self.sourceKey.storeKeyBytes
+        let claimed = Array(source.utf8)
+        try await self.writer.write { txn in
+            let stored = try txn.value(in: meta.database, key: key)
+            if let stored {
+                guard stored == claimed else {
+                    throw StoreError(
+                        .wrongLog,
+                        "this store's view was built from \(Self.describe(String(decoding: stored, as: UTF8.self))), not \(Self.describe(source)): its positions mean nothing there. Start with store.path pointing at an empty directory (the node fetches everything from the log), or with the configuration that built it"
+                    )
+                }
+                return
+            }
+            // Stores from before sources were recorded followed their local log.
+            let applied = try meta.get(Self.appliedKey, in: txn) ?? 0
+            guard applied == 0 || source == "local" else {
+                throw StoreError(
+                    .wrongLog,
+                    "this store's view was built from the local log (applied position \(applied)), not \(Self.describe(source)). Start with store.path pointing at an empty directory: the node fetches everything from the cluster's log"
+                )
+            }
+            try txn.put(claimed, in: meta.database, key: key)
+        }
+        self.sourceClaimed.advance(to: 1)
+    }
+
+    private static func describe(_ source: String) -> String {
+        source == "local" ? "the local log" : "the etcd log \(source)"
+    }
+
+    public func waitForSourceClaim() async throws {
+        _ = try await self.sourceClaimed.wait(beyond: 0)
     }
 
     public func digest() throws -> RegistryDigest {

@@ -36,11 +36,30 @@ public struct LogFollower: Service {
 
     /// Applies everything appended so far and returns; used at start-up and by tools.
     public func catchUp() async throws {
+        try await self.view.claimSource(try await self.log.source())
         while try await self.applyNextBatch() {}
     }
 
     private func follow() async throws {
         var failures = 0
+        // Nothing is applied, and no writer proceeds, before the view is known to belong to this
+        // log. A view built from another cannot be fixed by waiting: the node stops.
+        while true {
+            do {
+                try await self.view.claimSource(try await self.log.source())
+                break
+            } catch let error as StoreError where error.code == .wrongLog {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                failures += 1
+                let delay = Self.retryDelay(afterFailures: failures)
+                self.logger.error("cannot tell which log to follow; retrying", metadata: ["error": "\(error)", "retry.in": "\(delay)"])
+                try await Task.sleep(for: delay)
+            }
+        }
+        failures = 0
         while true {
             do {
                 if try await self.applyNextBatch() {

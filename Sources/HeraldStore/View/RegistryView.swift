@@ -24,6 +24,14 @@ public protocol RegistryView: Sendable {
     /// Number of stored records, unregistered ones included.
     func recordCount() throws -> Int
 
+    /// Records which log the view is built from (`CommandLog.source()`), or throws
+    /// `StoreError.wrongLog` when it was built from another: positions of one log mean nothing in
+    /// another, so applying or fencing against them would skip or overwrite commands.
+    func claimSource(_ source: String) async throws
+
+    /// Returns once `claimSource` has succeeded; writers wait for it.
+    func waitForSourceClaim() async throws
+
     /// A fingerprint of the whole view at one instant. Reads every record: for operators and
     /// tests comparing nodes, not for request paths.
     func digest() throws -> RegistryDigest

@@ -275,7 +275,16 @@ import Testing
     @Test func losingOneEtcdMemberKeepsWritesGoingAndLosingQuorumLeavesRegistrationsUnanswered() async throws {
         // Status pushes go to a stand-in gorush, so the test sees them leave.
         let gorush = try await WebhookReceiver.start()
-        defer { Task { await gorush.stop() } }
+        do {
+            try await self.quorumLoss(gorush)
+        } catch {
+            await gorush.stop()
+            throw error
+        }
+        await gorush.stop()
+    }
+
+    private func quorumLoss(_ gorush: WebhookReceiver) async throws {
         try await withNodes(1, etcdMembers: 3, gorushURL: gorush.gorushURL) { nodes, serverKey, _, etcd in
             let identity = Secp256k1PrivateKey()
             let client = StatusClient(identity: identity, server: serverKey.publicKey)

@@ -1,0 +1,70 @@
+import Foundation
+import HeraldTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A store remembers which log built it: started against another, the node stops and says why
+/// instead of skipping or overwriting commands.
+// Serialized: it starts etcd on ports picked free just before.
+@Suite(.serialized) struct ClusterStoreSourceTests {
+    @Test func aStoreBuiltInAClusterIsRefusedAloneAndTheOtherWayRound() async throws {
+        try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
+        try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
+        try await withTemporaryDirectory { directory in
+            let etcd = try await EtcdCluster.start(members: 1, in: directory)
+            do {
+                try await self.check(etcd, in: directory)
+            } catch {
+                await etcd.stop()
+                throw error
+            }
+            await etcd.stop()
+        }
+    }
+
+    private func check(_ etcd: EtcdCluster, in directory: String) async throws {
+        let port = try EtcdCluster.freePort()
+        let clusterFlags = [
+            "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
+            "--cluster-node-id", "node0",
+            "--cluster-advertise-url", "http://127.0.0.1:\(port)",
+            "--cluster-secret", "store-source-secret",
+        ]
+        func serve(_ store: String, _ extra: [String]) throws -> ChildProcess {
+            try ChildProcess(
+                executable: HeraldExecutable.path,
+                arguments: ["serve", "--server-port", "\(port)", "--store-path", "\(directory)/\(store)"] + extra,
+                directory: directory,
+                environment: ["PATH": "/usr/bin:/bin"]
+            )
+        }
+
+        // In a cluster, the empty store takes the etcd log; it is then refused alone.
+        let clustered = try serve("clustered", clusterFlags)
+        #expect(try await clustered.waitFor(timeout: .seconds(30)) { $0.contains("Herald is listening") ? true : nil } == true)
+        try await Task.sleep(for: .seconds(1))
+        clustered.signal(SIGTERM)
+        #expect(try await clustered.waitForExit(timeout: .seconds(20)).status == 0)
+        let alone = try serve("clustered", [])
+        let refusedAlone = try await alone.waitForExit(timeout: .seconds(30))
+        #expect(refusedAlone.status != 0 && !refusedAlone.timedOut)
+        #expect(alone.output.contains("built from the etcd log etcd:"), "\(alone.output.suffix(2000))")
+
+        // A store that followed its local log is refused in a cluster once it holds entries;
+        // `store fill` writes some.
+        let filled = try ChildProcess(
+            executable: HeraldExecutable.devPath,
+            arguments: ["store", "fill", "--path", "\(directory)/local", "--count", "10"],
+            directory: directory,
+            environment: ["PATH": "/usr/bin:/bin"]
+        )
+        #expect(try await filled.waitForExit(timeout: .seconds(60)).status == 0, "\(filled.output.suffix(2000))")
+        let joining = try serve("local", clusterFlags)
+        let refusedInCluster = try await joining.waitForExit(timeout: .seconds(30))
+        #expect(refusedInCluster.status != 0 && !refusedInCluster.timedOut)
+        #expect(joining.output.contains("built from the local log"), "\(joining.output.suffix(2000))")
+    }
+}
