@@ -78,9 +78,9 @@ public final class ClusterRouter: Sendable {
 
     /// POSTs `body` to `path` on `member` with the cluster secret and returns the answer's body;
     /// anything but 200 is a failure the caller answers as retryable.
-    public func forward(_ body: [UInt8], path: String, to member: ClusterMember) async throws -> [UInt8] {
-        let answer = try await self.send(body, path: path, to: member)
-        guard answer.status == 200 else {
+    public func forward(_ body: [UInt8], path: String, to member: ClusterMember, contentType: String = "application/json") async throws -> [UInt8] {
+        let answer = try await self.send(body, path: path, to: member, contentType: contentType)
+        guard (200..<300).contains(answer.status) else {
             throw ForwardingError(description: "\(member.id) answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
         }
         return answer.body

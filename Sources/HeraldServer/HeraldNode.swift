@@ -123,6 +123,7 @@ public struct HeraldNode: Sendable {
             webhook.queueLimit = configuration.feedback.queueLimit
             return FeedbackWebhook(configuration: webhook, metrics: factory, logger: logger, clock: clock)
         }
+        let deadTokens = RegistryDeadTokenHandler(registry: registry, router: cluster?.router, logger: logger)
         let delivery = try configuration.makeDeliveryPool(
             context: ProviderContext(
                 group: MultiThreadedEventLoopGroup.singleton,
@@ -130,7 +131,7 @@ public struct HeraldNode: Sendable {
                 logger: logger,
                 clock: clock
             ),
-            deadTokenHandlers: [RegistryDeadTokenHandler(registry: registry, logger: logger)],
+            deadTokenHandlers: [deadTokens],
             failureObservers: feedback.map { [$0] } ?? []
         )
 
@@ -165,11 +166,12 @@ public struct HeraldNode: Sendable {
             api.add(middleware: BearerTokenMiddleware(token: token))
         }
         for frontDoor in frontDoors { frontDoor.registerRoutes(on: api) }
-        if let secret = configuration.cluster.secret, cluster != nil {
+        if let secret = configuration.cluster.secret, let cluster {
             // What other nodes forward here; only they know the secret.
             let forwarded = router.group()
             forwarded.add(middleware: BearerTokenMiddleware(token: secret, realm: "herald-cluster"))
             for frontDoor in frontDoors { frontDoor.registerInternalRoutes(on: forwarded) }
+            DeadTokenRoutes(handler: deadTokens, router: cluster.router).register(on: forwarded)
         }
 
         // Listed so that graceful shutdown, which runs in reverse, stops the front doors' work

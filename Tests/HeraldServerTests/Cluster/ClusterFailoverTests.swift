@@ -148,6 +148,88 @@ import Glibc
     }
 }
 
+extension ClusterFailoverTests {
+    @Test func aDeadTokenIsDisabledByItsPartitionsOwnerWhicheverNodeDelivered() async throws {
+        try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
+        try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
+        try await withTemporaryDirectory { directory in
+            let cluster = try await FailoverCluster.start(nodes: 2, leaseTTL: Self.leaseTTL, topic: Self.topic, in: directory)
+            do {
+                try await cluster.waitUntilReady()
+                try await self.deadTokens(cluster)
+            } catch {
+                await cluster.stop()
+                throw error
+            }
+            await cluster.stop()
+        }
+    }
+
+    private func deadTokens(_ cluster: FailoverCluster) async throws {
+        let map = PartitionMap(partitions: FailoverCluster.partitions, members: cluster.nodeIDs)
+        func owner(_ key: Secp256k1PrivateKey) -> String? {
+            map.owner(of: RegistrationKey.partition(scope: .status, subject: StatusIdentity.hashedKey(key.publicKey), of: FailoverCluster.partitions))
+        }
+        // Registrations node1 owns, pushed through node0 by a sender whose key node0 owns: node0
+        // delivers, hears the token is dead, and must have node1 write the disable.
+        var identities: [Secp256k1PrivateKey] = []
+        while identities.count < 4 {
+            let key = Secp256k1PrivateKey()
+            if owner(key) == "node1" { identities.append(key) }
+        }
+        var ephemeral = Secp256k1PrivateKey()
+        while owner(ephemeral) != "node0" { ephemeral = Secp256k1PrivateKey() }
+
+        var requests: [WakuMessage] = []
+        for (index, identity) in identities.enumerated() {
+            let client = StatusClient(identity: identity, server: cluster.serverKey)
+            let installation = UUID().uuidString.lowercased()
+            let accessToken = UUID().uuidString.lowercased()
+            let token = String(format: "%064x", 0xdead00 + index)
+            let registration = try client.registration(installationID: installation, version: 1, accessToken: accessToken, deviceToken: token, apnTopic: Self.topic)
+            let (status, body) = try await cluster.post("/waku/v1/messages", Array(try JSONEncoder().encode(registration)), port: cluster.ports[0])
+            let answer = try #require(try JSONDecoder().decode([WakuMessage].self, from: Data(body)).first, "registration \(index) unanswered (\(status))")
+            #expect(try StatusAnswer(answer, openedWith: identity).registrationResponse().success)
+            cluster.mock.script(token: token, .unregistered(since: Date()))
+            var notification = Protobuf_PushNotification()
+            notification.type = .message
+            notification.publicKey = Data(client.hashedKey)
+            notification.installationID = installation
+            notification.accessToken = accessToken
+            var request = Protobuf_PushNotificationRequest()
+            request.requests = [notification]
+            request.messageID = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+            requests.append(try StatusClient(server: cluster.serverKey).pushRequest(request, ephemeral: ephemeral))
+        }
+
+        let before = try await (cluster.committedCommands(node: 0), cluster.committedCommands(node: 1))
+        for request in requests {
+            _ = try await cluster.post("/waku/v1/messages", Array(try JSONEncoder().encode(request)), port: cluster.ports[0])
+        }
+        // Pushes leave after the answer: wait (bounded) for the four refusals and the disables.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var after = before
+        while ContinuousClock.now < deadline {
+            after = try await (cluster.committedCommands(node: 0), cluster.committedCommands(node: 1))
+            if cluster.mock.requestCount >= 4, after.1 - before.1 >= 4 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(after.0 == before.0, "node0, which owns none of them, wrote no disable")
+        #expect(after.1 - before.1 == 4, "node1 wrote the four disables")
+
+        // Every node applied them: no further push goes to the dead tokens, through either node.
+        try await Task.sleep(for: .milliseconds(500))
+        let requestsBefore = cluster.mock.requestCount
+        for port in cluster.ports {
+            for request in requests {
+                _ = try await cluster.post("/waku/v1/messages", Array(try JSONEncoder().encode(request)), port: port)
+            }
+        }
+        try await Task.sleep(for: .seconds(1))
+        #expect(cluster.mock.requestCount == requestsBefore)
+    }
+}
+
 /// Three `herald serve` processes in cluster mode around one etcd member and the mock APNs.
 final class FailoverCluster: Sendable {
     static let partitions = 16
@@ -288,6 +370,13 @@ final class FailoverCluster: Sendable {
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await self.http.execute(request, timeout: .seconds(5))
         return (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 16 << 20)), response.headers)
+    }
+
+    /// Commands this node appended to the log, from its `/metrics`.
+    func committedCommands(node: Int) async throws -> Int {
+        let (_, body) = try await self.get("/metrics", port: self.ports[node])
+        let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(#"herald_log_appended_commands_total{result="committed"}"#) }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
     }
 
     /// Whether a Status query through `node` returns the registration's access token.
