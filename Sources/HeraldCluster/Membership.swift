@@ -18,6 +18,10 @@ public final class Membership: Service, Sendable {
         public var partitions: Int = 256
         /// Seconds; etcd grants at least 2.
         public var leaseTTL: Int64 = 5
+        /// Returns once the node may take partitions: a node joining with its view far behind
+        /// the log would own partitions it cannot write for until it caught up, so it joins
+        /// after. It should return when graceful shutdown begins.
+        public var readyToJoin: (@Sendable () async -> Void)?
 
         public init(nodeID: String, url: String) {
             self.nodeID = nodeID
@@ -59,6 +63,7 @@ public final class Membership: Service, Sendable {
         var lease: Int64?
         var failures = 0
         await withGracefulShutdownHandler {
+            if let ready = self.configuration.readyToJoin { await ready() }
             while !Task.isCancelled, !Task.isShuttingDownGracefully {
                 do {
                     let granted = try await self.client.grantLease(ttl: self.configuration.leaseTTL)

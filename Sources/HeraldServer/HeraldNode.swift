@@ -228,6 +228,14 @@ public struct HeraldNode: Sendable {
         membership.prefix = cluster.prefix
         membership.partitions = cluster.partitions
         membership.leaseTTL = Int64(cluster.leaseTTL)
+        let readyLag = UInt64(cluster.readyLag)
+        membership.readyToJoin = {
+            // Polls the head (the partition heads, a small read) while the follower catches up.
+            while !Task.isCancelled, !Task.isShuttingDownGracefully {
+                if let head = try? await log.head(), let applied = try? view.appliedPosition(), head <= applied + readyLag { return }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
         let members = Membership(configuration: membership, client: client, logger: logger)
         return (log, members, ClusterRouter(membership: members, secret: cluster.secret ?? "", requestTimeout: cluster.requestTimeout * 2))
     }

@@ -56,4 +56,27 @@ import Testing
             await etcd.stop()
         }
     }
+
+    @Test func aNodeJoinsOnlyOnceItSaysItIsReady() async throws {
+        try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
+        try await withTemporaryDirectory { directory in
+            let etcd = try await EtcdCluster.start(members: 1, in: directory)
+            let client = EtcdClient(configuration: .init(endpoints: etcd.endpoints))
+            let gate = PositionSignal(position: 0)
+            var configuration = Membership.Configuration(nodeID: "late", url: "http://127.0.0.1:1/late")
+            configuration.leaseTTL = 2
+            configuration.readyToJoin = { _ = try? await gate.wait(beyond: 0) }
+            let late = Membership(configuration: configuration, client: client, logger: Logger(label: "late"))
+            let running = Task { try await late.run() }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(!late.snapshot.registered)
+            #expect(try await client.range(Array("herald/members/late".utf8)).keyValues.isEmpty, "no member key before it is ready")
+            gate.advance(to: 1)
+            #expect(try await waitUntil(.seconds(10)) { late.snapshot.registered && late.snapshot.members.map(\.id) == ["late"] })
+            running.cancel()
+            _ = try? await running.value
+            try await client.shutdown()
+            await etcd.stop()
+        }
+    }
 }

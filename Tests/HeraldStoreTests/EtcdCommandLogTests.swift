@@ -167,6 +167,46 @@ import Testing
         }
     }
 
+    @Test func aFollowerWhoseStartWasCompactedAwayReadsTheLogByRange() async throws {
+        // etcd's auto-compaction drops the history a watch from an old revision needs; the log
+        // keys themselves stay (each is written once), so the follower reads them by range and
+        // watches from now on.
+        try await withNodes(2, partitions: 4) { nodes in
+            var last: LogPosition = 0
+            for round in 0..<5 {
+                last = try await nodes[0].log.append((0..<10).map { Self.register(subject: 10 * round + $0) }).max() ?? last
+            }
+            try await nodes[0].log.client.compact(revision: Int64(last))
+            let log = nodes[1].log
+            let follower = nodes[1].follower
+            let running = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await log.run() }
+                    group.addTask { try await follower.run() }
+                    try await group.waitForAll()
+                }
+            }
+            defer { running.cancel() }
+            let view = nodes[1].store.view
+            let target = last
+            let applied = try await withThrowingTaskGroup(of: LogPosition.self) { group in
+                group.addTask { try await view.waitForApplied(beyond: target - 1) }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(20))
+                    throw StoreError(.unavailable, "the follower did not apply position \(target) within 20 s")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+            #expect(applied == last)
+            #expect(try view.recordCount() == 50)
+            // And what comes after the compaction arrives through the watch.
+            let next = try await nodes[0].log.append(Self.register(subject: 999))
+            _ = try await view.waitForApplied(beyond: next - 1)
+            #expect(try view.recordCount() == 51)
+        }
+    }
+
     @Test func waitForHeadWakesWhenAnotherNodeAppends() async throws {
         try await withNodes(2) { nodes in
             let watching = Task { try await nodes[1].log.run() }

@@ -186,6 +186,7 @@ etcd_start() {
         --listen-peer-urls "http://127.0.0.1:$pport" --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
         --initial-cluster "$(etcd_initial_cluster)" --initial-cluster-state "$state" \
         --initial-cluster-token "$ETCD_TOKEN" \
+        --auto-compaction-mode=periodic --auto-compaction-retention=1h \
         --experimental-watch-progress-notify-interval=2s --logger=zap
 }
 

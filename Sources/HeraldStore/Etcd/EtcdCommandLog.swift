@@ -394,12 +394,15 @@ public actor EtcdCommandLog: CommandLog, Service {
             } catch let error as EtcdError where error.code == .compacted {
                 // The history the watch needed is gone; the log keys are not (each is written
                 // once), so the follower reads them by range up to now and the watch starts here.
-                let now = try? await self.client.range(self.headPrefix, rangeEnd: EtcdKey.prefixEnd(self.headPrefix), limit: 1, keysOnly: true)
-                guard let now else {
+                // The follower may be waiting for news already: the newest partition head wakes
+                // it, and it is a real entry, so it waits again once it has applied it.
+                let heads = try? await self.client.range(self.headPrefix, rangeEnd: EtcdKey.prefixEnd(self.headPrefix), keysOnly: true)
+                guard let heads else {
                     try await Task.sleep(for: .seconds(1))
                     continue
                 }
-                self.watched.restart(at: now.revision + 1)
+                self.watched.restart(at: heads.revision + 1)
+                self.watched.newest.advance(to: LogPosition(heads.keyValues.map(\.modRevision).max() ?? 0))
                 self.logger.notice("the etcd log watch's history was compacted; reading the log by range", metadata: ["error": "\(error)"])
             } catch {
                 // A watch that got anywhere before failing starts the pauses over.
