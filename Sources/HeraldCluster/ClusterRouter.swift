@@ -4,6 +4,7 @@ public import HeraldCore
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+public import NIOSSL
 
 /// Where a write for a partition is made: on this node when it owns the partition, else on the
 /// owner, to which the request is forwarded once over the internal API. Decisions read the
@@ -33,12 +34,14 @@ public final class ClusterRouter: Sendable {
     private let http: HTTPClient
     private let requestTimeout: Duration
 
-    public init(membership: Membership, secret: String, requestTimeout: Duration = .seconds(10)) {
+    /// `tls` is the client side of mutual TLS between nodes, when the cluster uses it.
+    public init(membership: Membership, secret: String, requestTimeout: Duration = .seconds(10), tls: TLSConfiguration? = nil) {
         self.membership = membership
         self.secret = secret
         self.requestTimeout = requestTimeout
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(1)
+        configuration.tlsConfiguration = tls
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

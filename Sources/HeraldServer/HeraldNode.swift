@@ -11,6 +11,7 @@ import NIOPosix
 public import Prometheus
 import ServiceLifecycle
 import UnixSignals
+import HummingbirdTLS
 
 /// A single Herald node, assembled from its configuration: the store, the log follower, the
 /// delivery pool, the enabled front doors and the HTTP server, as services in dependency order.
@@ -79,12 +80,14 @@ public struct HeraldNode: Sendable {
         ]
 
         // Alone, the log is the store's own; in a cluster it is etcd, applied to the same view.
-        let cluster = configuration.cluster.isEnabled ? Self.makeCluster(configuration, view: store.view, metrics: factory, logger: logger) : nil
+        let clusterTLS = configuration.cluster.isEnabled && configuration.cluster.usesTLS ? try ClusterTLS(configuration.cluster) : nil
+        let cluster = configuration.cluster.isEnabled ? Self.makeCluster(configuration, view: store.view, tls: clusterTLS, metrics: factory, logger: logger) : nil
         do {
             return try Self.build(
                 configuration: configuration,
                 store: store,
                 cluster: cluster,
+                clusterTLS: clusterTLS,
                 logger: logger,
                 configurationText: configurationText,
                 frontDoorTypes: frontDoorTypes,
@@ -105,6 +108,7 @@ public struct HeraldNode: Sendable {
         configuration: HeraldConfiguration,
         store: LocalStore,
         cluster: (log: EtcdCommandLog, membership: Membership, router: ClusterRouter)?,
+        clusterTLS: ClusterTLS?,
         logger: Logger,
         configurationText: String?,
         frontDoorTypes: [any FrontDoor.Type],
@@ -166,12 +170,23 @@ public struct HeraldNode: Sendable {
             api.add(middleware: BearerTokenMiddleware(token: token))
         }
         for frontDoor in frontDoors { frontDoor.registerRoutes(on: api) }
+        var internalApplication: (any Service)?
         if let secret = configuration.cluster.secret, let cluster {
-            // What other nodes forward here; only they know the secret.
-            let forwarded = router.group()
+            // What other nodes forward here; only they know the secret. With mutual TLS it is
+            // served on its own listener, to clients holding a certificate of the cluster's CA.
+            let internalRouter: Router<HeraldRequestContext> = clusterTLS == nil ? router : Router(context: HeraldRequestContext.self)
+            let forwarded = internalRouter.group()
             forwarded.add(middleware: BearerTokenMiddleware(token: secret, realm: "herald-cluster"))
             for frontDoor in frontDoors { frontDoor.registerInternalRoutes(on: forwarded) }
             DeadTokenRoutes(handler: deadTokens, router: cluster.router).register(on: forwarded)
+            if let clusterTLS {
+                internalApplication = Application(
+                    router: internalRouter,
+                    server: try .tls(.http1(), tlsConfiguration: clusterTLS.server),
+                    configuration: .init(address: .hostname(configuration.server.host, port: configuration.cluster.internalPort), serverName: "herald-internal"),
+                    logger: logger
+                )
+            }
         }
 
         // Listed so that graceful shutdown, which runs in reverse, stops the front doors' work
@@ -186,6 +201,8 @@ public struct HeraldNode: Sendable {
         if let feedback { services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() })) }
         if let delivery { services.append(DeliveryService(pool: delivery)) }
         for frontDoor in frontDoors { services.append(contentsOf: frontDoor.services) }
+        // Last, so it stops first: nothing is forwarded here once shutdown begins.
+        if let internalApplication { services.append(internalApplication) }
 
         let application = Application(
             router: router,
@@ -212,6 +229,7 @@ public struct HeraldNode: Sendable {
     private static func makeCluster(
         _ configuration: HeraldConfiguration,
         view: LMDBRegistryView,
+        tls: ClusterTLS?,
         metrics: any MetricsFactory,
         logger: Logger
     ) -> (log: EtcdCommandLog, membership: Membership, router: ClusterRouter) {
@@ -237,7 +255,7 @@ public struct HeraldNode: Sendable {
             }
         }
         let members = Membership(configuration: membership, client: client, logger: logger)
-        return (log, members, ClusterRouter(membership: members, secret: cluster.secret ?? "", requestTimeout: cluster.requestTimeout * 2))
+        return (log, members, ClusterRouter(membership: members, secret: cluster.secret ?? "", requestTimeout: cluster.requestTimeout * 2, tls: tls?.client))
     }
 
     private static func make<Door: FrontDoor>(_ type: Door.Type, configuration: HeraldConfiguration, context: FrontDoorContext) throws -> (any FrontDoor)? {

@@ -305,4 +305,26 @@ import Testing
         #expect(anyPort?.message.contains("cluster.node-id") == true)
         #expect(await error(cluster + ["--server-port", "0", "--cluster-advertise-url", "http://10.0.0.1:8080", "--cluster-node-id", "a"]) == nil)
     }
+
+    @Test func mutualTLSBetweenNodesTakesAllItsKeysAndAnHTTPSAddress() async throws {
+        let cluster = ["--cluster-etcd-endpoints", "http://127.0.0.1:2379", "--cluster-secret", "s3cret"]
+        let tls = [
+            "--cluster-tls-certificate-file", "/etc/herald/node.pem",
+            "--cluster-tls-key-file", "/etc/herald/node-key.pem",
+            "--cluster-tls-ca-file", "/etc/herald/ca.pem",
+            "--cluster-internal-port", "8443",
+        ]
+        let loaded = try await load(cluster + tls).configuration
+        #expect(loaded.cluster.usesTLS)
+        #expect(loaded.advertiseURL == "https://127.0.0.1:8443")
+        // Each file without the others says which is missing.
+        for index in stride(from: 0, to: tls.count - 2, by: 2) {
+            var partial = tls
+            partial.removeSubrange(index..<index + 2)
+            let key = String(tls[index].dropFirst(2)).replacingOccurrences(of: "cluster-", with: "cluster.", options: .anchored)
+            #expect(await error(cluster + partial)?.message.contains(key) == true, "without \(key)")
+        }
+        let plain = await error(cluster + tls + ["--cluster-advertise-url", "http://10.0.0.1:8443"])
+        #expect(plain?.message.contains("must be an https URL") == true)
+    }
 }

@@ -96,6 +96,17 @@ extension HeraldConfiguration.Cluster {
         if self.isEnabled, self.secret == nil {
             throw section.error("secret", "is required with cluster.etcd-endpoints: nodes authenticate the requests they forward to each other with it")
         }
+        self.tlsCertificateFile = try section.string("tls-certificate-file")
+        self.tlsKeyFile = try section.string("tls-key-file")
+        self.tlsCAFile = try section.string("tls-ca-file")
+        self.internalPort = try section.integer("internal-port")
+        let tls = [("tls-certificate-file", self.tlsCertificateFile), ("tls-key-file", self.tlsKeyFile), ("tls-ca-file", self.tlsCAFile)]
+        if self.isEnabled, tls.contains(where: { $0.1 != nil }), let missing = tls.first(where: { $0.1 == nil }) {
+            throw section.error(missing.0, "is required with the other cluster.tls-* keys: mutual TLS needs this node's certificate, its key and the CA")
+        }
+        if self.isEnabled, self.usesTLS, let url = self.advertiseURL, !url.lowercased().hasPrefix("https://") {
+            throw section.error("advertise-url", "'\(url)' must be an https URL naming cluster.internal-port: with mutual TLS the other nodes reach this one there")
+        }
     }
 }
 
@@ -107,8 +118,11 @@ extension HeraldConfiguration {
         return "\(host)-\(self.server.port)"
     }
 
-    /// `cluster.advertise-url`, or the server's own address.
+    /// `cluster.advertise-url`, or the server's own address (the internal TLS listener's, with
+    /// mutual TLS).
     public var advertiseURL: String {
-        self.cluster.advertiseURL ?? "http://\(self.server.host):\(self.server.port)"
+        if let url = self.cluster.advertiseURL { return url }
+        if self.cluster.usesTLS { return "https://\(self.server.host):\(self.cluster.internalPort)" }
+        return "http://\(self.server.host):\(self.server.port)"
     }
 }

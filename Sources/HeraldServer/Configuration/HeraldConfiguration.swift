@@ -96,6 +96,16 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var leaseTTL = 5
         /// Shared by the nodes: forwarded requests must bear it.
         public var secret: String?
+        /// Mutual TLS between nodes: this node's certificate chain and key (its server
+        /// certificate on the internal listener and its client certificate toward the others)
+        /// and the CA that signs every node's certificate. Set, the internal API moves off the
+        /// public port to its own TLS listener on `internalPort`.
+        public var tlsCertificateFile: String?
+        public var tlsKeyFile: String?
+        public var tlsCAFile: String?
+        public var internalPort = 8443
+
+        public var usesTLS: Bool { self.tlsCertificateFile != nil }
 
         public var isEnabled: Bool { !self.etcdEndpoints.isEmpty }
     }
@@ -235,6 +245,25 @@ public struct HeraldConfiguration: Sendable, Hashable {
             default: nil,
             secret: true,
             help: "Shared by every node of the cluster: requests one node forwards to another (`/internal/*`) must bear it as `Authorization: Bearer <secret>`. Required with `cluster.etcd-endpoints`."
+        ),
+        ConfigurationKey(
+            "cluster.tls-certificate-file",
+            .string,
+            default: nil,
+            help: "Mutual TLS between nodes (optional): PEM certificate chain of this node, its server certificate on the internal listener and its client certificate toward the other nodes. With `cluster.tls-key-file`, `cluster.tls-ca-file` and `cluster.internal-port`, the internal API (`/internal/*`) leaves the public port for a TLS listener that takes only clients with a certificate the CA signed."
+        ),
+        ConfigurationKey("cluster.tls-key-file", .string, default: nil, help: "Mutual TLS between nodes: PEM private key of `cluster.tls-certificate-file`."),
+        ConfigurationKey(
+            "cluster.tls-ca-file",
+            .string,
+            default: nil,
+            help: "Mutual TLS between nodes: PEM certificate(s) of the CA that signs every node's certificate; both ends of a connection between nodes must present one it signed. Host names are not checked: the private CA is the trust boundary."
+        ),
+        ConfigurationKey(
+            "cluster.internal-port",
+            .port,
+            default: "8443",
+            help: "Mutual TLS between nodes: TCP port of the internal TLS listener (on `server.host`); unused without `cluster.tls-*`. `cluster.advertise-url` then names it with `https://`; unset, it is `https://<server.host>:<cluster.internal-port>`."
         ),
     ]
 }

@@ -1,0 +1,66 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// A private CA made when a test starts, and leaf certificates it signs, for tests of mutual TLS
+/// between nodes. No key material is committed and none outlives the test.
+public struct TestCertificateAuthority: Sendable {
+    public struct Leaf: Sendable {
+        public let certificatePEM: String
+        public let privateKeyPEM: String
+    }
+
+    public let certificatePEM: String
+    private let key: Certificate.PrivateKey
+    private let name: DistinguishedName
+
+    public init(name commonName: String = "Herald test CA") throws {
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let name = try DistinguishedName { CommonName(commonName) }
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: key.publicKey,
+            notValidBefore: now.addingTimeInterval(-60),
+            notValidAfter: now.addingTimeInterval(86_400),
+            issuer: name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            },
+            issuerPrivateKey: key
+        )
+        self.certificatePEM = try certificate.serializeAsPEM().pemString
+        self.key = key
+        self.name = name
+    }
+
+    /// A certificate for `commonName`, good for both ends of a TLS connection, valid for
+    /// 127.0.0.1 and localhost.
+    public func issue(commonName: String) throws -> Leaf {
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: key.publicKey,
+            notValidBefore: now.addingTimeInterval(-60),
+            notValidAfter: now.addingTimeInterval(86_400),
+            issuer: self.name,
+            subject: try DistinguishedName { CommonName(commonName) },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth, .clientAuth])
+                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            },
+            issuerPrivateKey: self.key
+        )
+        return Leaf(certificatePEM: try certificate.serializeAsPEM().pemString, privateKeyPEM: try key.serializeAsPEM().pemString)
+    }
+}
