@@ -19,6 +19,8 @@ import HummingbirdTLS
 public struct HeraldNode: Sendable {
     public let configuration: HeraldConfiguration
     public let store: LocalStore
+    /// The command log the view follows: the store's own alone, etcd's in a cluster.
+    public let log: any CommandLog
     public let metrics: PrometheusCollectorRegistry
     /// The delivery pool of the configured apps; `nil` when none is configured.
     public let delivery: DeliveryPool?
@@ -217,6 +219,7 @@ public struct HeraldNode: Sendable {
         return HeraldNode(
             configuration: configuration,
             store: store,
+            log: log,
             metrics: metricsRegistry,
             delivery: delivery,
             frontDoors: frontDoors,
@@ -269,7 +272,26 @@ public struct HeraldNode: Sendable {
 
     /// Runs every service until SIGTERM or SIGINT (or the group's graceful shutdown), then stops
     /// them in reverse order and returns.
+    /// Checks, before anything serves, that the store's view belongs to the log it is about to
+    /// follow, and throws `StoreError.wrongLog` when it does not. The follower checks too, but a
+    /// refusal there stops a server that may still be starting up, and a shutdown racing the
+    /// accept loop's start can hang in swift-async-algorithms' `merge` (apple/swift-async-algorithms
+    /// #430). A log that cannot be asked now (etcd unreachable) is left to the follower, which
+    /// retries.
+    public func checkLogSource() async throws {
+        guard let source = try? await self.log.source() else { return }
+        try await self.store.view.claimSource(source)
+    }
+
     public func run(logger: Logger) async throws {
+        do {
+            try await self.checkLogSource()
+        } catch {
+            // Nothing will run: the HTTP clients the cluster made must be shut down by hand.
+            try? await (self.log as? EtcdCommandLog)?.client.shutdown()
+            try? await self.router?.shutdown()
+            throw error
+        }
         var configuration = ServiceGroupConfiguration(
             services: [self.application],
             gracefulShutdownSignals: [.sigterm, .sigint],

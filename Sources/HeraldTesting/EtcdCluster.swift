@@ -47,6 +47,19 @@ public final class EtcdCluster: Sendable {
         return cluster
     }
 
+    /// Runs `body` with `count` members started in `directory`, and stops them however it ends.
+    public static func with<T>(members count: Int = 1, in directory: String, _ body: (EtcdCluster) async throws -> T) async throws -> T {
+        let cluster = try await Self.start(members: count, in: directory)
+        do {
+            let result = try await body(cluster)
+            await cluster.stop()
+            return result
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+    }
+
     /// SIGKILLs member `index`.
     public func kill(_ index: Int) async {
         let process = self.processes.withLock { processes -> ChildProcess? in

@@ -12,26 +12,20 @@ public struct TestCertificate: Sendable {
     public init(validFor lifetime: TimeInterval = 86_400) throws {
         let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
         let name = try DistinguishedName { CommonName("localhost") }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: key.publicKey,
-            notValidBefore: now.addingTimeInterval(-60),
-            notValidAfter: now.addingTimeInterval(lifetime),
-            issuer: name,
+        self.certificatePEM = try TestCertificateAuthority.sign(
             subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
+            publicKey: key.publicKey,
+            issuer: name,
+            issuerKey: key,
+            lifetime: lifetime,
             extensions: try Certificate.Extensions {
                 // No KeyUsage: without keyCertSign, BoringSSL will not take a self-signed
                 // certificate as its own issuer, and verification fails.
                 Critical(BasicConstraints.notCertificateAuthority)
                 try ExtendedKeyUsage([.serverAuth, .clientAuth])
                 SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
-            },
-            issuerPrivateKey: key
+            }
         )
-        self.certificatePEM = try certificate.serializeAsPEM().pemString
         self.privateKeyPEM = try key.serializeAsPEM().pemString
     }
 }

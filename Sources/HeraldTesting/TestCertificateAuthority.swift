@@ -18,23 +18,16 @@ public struct TestCertificateAuthority: Sendable {
     public init(name commonName: String = "Herald test CA") throws {
         let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
         let name = try DistinguishedName { CommonName(commonName) }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: key.publicKey,
-            notValidBefore: now.addingTimeInterval(-60),
-            notValidAfter: now.addingTimeInterval(86_400),
-            issuer: name,
+        self.certificatePEM = try Self.sign(
             subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
+            publicKey: key.publicKey,
+            issuer: name,
+            issuerKey: key,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            },
-            issuerPrivateKey: key
+            }
         )
-        self.certificatePEM = try certificate.serializeAsPEM().pemString
         self.key = key
         self.name = name
     }
@@ -43,24 +36,44 @@ public struct TestCertificateAuthority: Sendable {
     /// 127.0.0.1 and localhost.
     public func issue(commonName: String) throws -> Leaf {
         let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: key.publicKey,
-            notValidBefore: now.addingTimeInterval(-60),
-            notValidAfter: now.addingTimeInterval(86_400),
-            issuer: self.name,
+        let certificatePEM = try Self.sign(
             subject: try DistinguishedName { CommonName(commonName) },
-            signatureAlgorithm: .ecdsaWithSHA256,
+            publicKey: key.publicKey,
+            issuer: self.name,
+            issuerKey: self.key,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth, .clientAuth])
                 SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
-            },
-            issuerPrivateKey: self.key
+            }
         )
-        return Leaf(certificatePEM: try certificate.serializeAsPEM().pemString, privateKeyPEM: try key.serializeAsPEM().pemString)
+        return Leaf(certificatePEM: certificatePEM, privateKeyPEM: try key.serializeAsPEM().pemString)
+    }
+
+    /// A certificate valid from a minute ago for `lifetime`, in PEM: the one recipe of the test
+    /// certificates, self-signed or not.
+    static func sign(
+        subject: DistinguishedName,
+        publicKey: Certificate.PublicKey,
+        issuer: DistinguishedName,
+        issuerKey: Certificate.PrivateKey,
+        lifetime: TimeInterval = 86_400,
+        extensions: Certificate.Extensions
+    ) throws -> String {
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: publicKey,
+            notValidBefore: now.addingTimeInterval(-60),
+            notValidAfter: now.addingTimeInterval(lifetime),
+            issuer: issuer,
+            subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: extensions,
+            issuerPrivateKey: issuerKey
+        )
+        return try certificate.serializeAsPEM().pemString
     }
 }

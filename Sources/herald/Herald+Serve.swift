@@ -65,7 +65,7 @@ extension Herald {
                 let port = address?.port ?? configuration.server.port
                 logger.notice("Herald is listening on http://\(configuration.server.host):\(port) (/healthz, /readyz, /metrics)")
             }
-            let head = try await node.store.log.head()
+            let head = (try? await node.log.head()) ?? 0
             let records = try node.store.view.recordCount()
             logger.notice(
                 "store opened",

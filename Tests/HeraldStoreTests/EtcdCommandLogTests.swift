@@ -14,6 +14,32 @@ import Testing
         var follower: LogFollower
 
         func catchUp() async throws { try await self.follower.catchUp() }
+
+        /// Runs the log's watch and the follower, as a node does, until the task is cancelled.
+        func following() -> Task<Void, any Error> {
+            let (log, follower) = (self.log, self.follower)
+            return Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await log.run() }
+                    group.addTask { try await follower.run() }
+                    try await group.waitForAll()
+                }
+            }
+        }
+
+        /// Waits (at most `limit`) until the view has applied `position`.
+        func waitForApplied(_ position: LogPosition, within limit: Duration = .seconds(20)) async throws -> LogPosition {
+            let view = self.store.view
+            return try await withThrowingTaskGroup(of: LogPosition.self) { group in
+                group.addTask { try await view.waitForApplied(beyond: position - 1) }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    throw StoreError(.unavailable, "the follower did not apply position \(position) within \(limit)")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        }
     }
 
     func withNodes<T>(_ count: Int, partitions: Int = 16, maximumBatch: Int = 256, watchBuffer: Int = 8192, _ body: ([Node]) async throws -> T) async throws -> T {
@@ -177,28 +203,10 @@ import Testing
                 last = try await nodes[0].log.append((0..<10).map { Self.register(subject: 10 * round + $0) }).max() ?? last
             }
             try await nodes[0].log.client.compact(revision: Int64(last))
-            let log = nodes[1].log
-            let follower = nodes[1].follower
-            let running = Task {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await log.run() }
-                    group.addTask { try await follower.run() }
-                    try await group.waitForAll()
-                }
-            }
+            let running = nodes[1].following()
             defer { running.cancel() }
             let view = nodes[1].store.view
-            let target = last
-            let applied = try await withThrowingTaskGroup(of: LogPosition.self) { group in
-                group.addTask { try await view.waitForApplied(beyond: target - 1) }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(20))
-                    throw StoreError(.unavailable, "the follower did not apply position \(target) within 20 s")
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
-            }
-            #expect(applied == last)
+            #expect(try await nodes[1].waitForApplied(last) == last)
             #expect(try view.recordCount() == 50)
             // And what comes after the compaction arrives through the watch.
             let next = try await nodes[0].log.append(Self.register(subject: 999))
@@ -242,35 +250,16 @@ import Testing
         // A buffer of 4 entries: the watch is held back and resumed many times, and the follower
         // still applies every entry exactly once, in order.
         try await withNodes(2, partitions: 4, watchBuffer: 4) { nodes in
-            let log = nodes[1].log
-            let logFollower = nodes[1].follower
-            let running = Task {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await log.run() }
-                    group.addTask { try await logFollower.run() }
-                    try await group.waitForAll()
-                }
-            }
+            let running = nodes[1].following()
             defer { running.cancel() }
             var last: LogPosition = 0
             for round in 0..<10 {
                 let commands = (0..<30).map { Self.register(subject: 30 * round + $0) }
                 last = max(last, try await nodes[0].log.append(commands).max() ?? 0)
             }
-            let view = nodes[1].store.view
-            let target = last
-            let applied = try await withThrowingTaskGroup(of: LogPosition.self) { group in
-                group.addTask { try await view.waitForApplied(beyond: target - 1) }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(20))
-                    throw StoreError(.unavailable, "the follower did not apply position \(target) within 20 s")
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
-            }
-            #expect(applied >= last)
-            #expect(try view.recordCount() == 300)
-            #expect(try await log.head() == last)
+            #expect(try await nodes[1].waitForApplied(last) >= last)
+            #expect(try nodes[1].store.view.recordCount() == 300)
+            #expect(try await nodes[1].log.head() == last)
         }
     }
 }

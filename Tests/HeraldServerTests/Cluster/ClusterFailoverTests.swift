@@ -29,14 +29,9 @@ import Glibc
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
         try await withTemporaryDirectory { directory in
-            let cluster = try await FailoverCluster.start(nodes: 3, leaseTTL: Self.leaseTTL, topic: Self.topic, in: directory)
-            do {
+            try await FailoverCluster.with(nodes: 3, leaseTTL: Self.leaseTTL, topic: Self.topic, in: directory) { cluster in
                 try await self.run(cluster)
-            } catch {
-                await cluster.stop()
-                throw error
             }
-            await cluster.stop()
         }
     }
 
@@ -104,8 +99,7 @@ import Glibc
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
         try await withTemporaryDirectory { directory in
-            let cluster = try await FailoverCluster.start(nodes: 2, leaseTTL: Self.leaseTTL, topic: Self.topic, in: directory)
-            do {
+            try await FailoverCluster.with(nodes: 2, leaseTTL: Self.leaseTTL, topic: Self.topic, in: directory) { cluster in
                 try await cluster.waitUntilReady()
                 // Eight keys: with two nodes, some are owned by each, so both the owner's own
                 // marker and a forwarded request are exercised.
@@ -139,11 +133,7 @@ import Glibc
                 #expect(refused.2["Retry-After"] == ["1"])
                 #expect(String(decoding: refused.1, as: UTF8.self).contains(#""code":503"#))
                 #expect(cluster.mock.accepted.count == 8)
-            } catch {
-                await cluster.stop()
-                throw error
             }
-            await cluster.stop()
         }
     }
 }
@@ -153,15 +143,10 @@ extension ClusterFailoverTests {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
         try await withTemporaryDirectory { directory in
-            let cluster = try await FailoverCluster.start(nodes: 2, leaseTTL: Self.leaseTTL, topic: Self.topic, in: directory)
-            do {
+            try await FailoverCluster.with(nodes: 2, leaseTTL: Self.leaseTTL, topic: Self.topic, in: directory) { cluster in
                 try await cluster.waitUntilReady()
                 try await self.deadTokens(cluster)
-            } catch {
-                await cluster.stop()
-                throw error
             }
-            await cluster.stop()
         }
     }
 
@@ -252,6 +237,18 @@ final class FailoverCluster: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(1)
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Runs `body` with the cluster started in `directory`, and stops it however it ends.
+    static func with(nodes count: Int, leaseTTL: Int, topic: String, in directory: String, _ body: (FailoverCluster) async throws -> Void) async throws {
+        let cluster = try await Self.start(nodes: count, leaseTTL: leaseTTL, topic: topic, in: directory)
+        do {
+            try await body(cluster)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
     }
 
     static func start(nodes count: Int, leaseTTL: Int, topic: String, in directory: String) async throws -> FailoverCluster {

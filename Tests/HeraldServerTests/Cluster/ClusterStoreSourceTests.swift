@@ -14,14 +14,7 @@ import Glibc
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
         try await withTemporaryDirectory { directory in
-            let etcd = try await EtcdCluster.start(members: 1, in: directory)
-            do {
-                try await self.check(etcd, in: directory)
-            } catch {
-                await etcd.stop()
-                throw error
-            }
-            await etcd.stop()
+            try await EtcdCluster.with(in: directory) { etcd in try await self.check(etcd, in: directory) }
         }
     }
 

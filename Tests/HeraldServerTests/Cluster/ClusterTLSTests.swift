@@ -22,14 +22,7 @@ import Testing
     @Test func registrationsAreForwardedOverMutualTLSAndOthersAreTurnedAway() async throws {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try await withTemporaryDirectory { directory in
-            let etcd = try await EtcdCluster.start(members: 1, in: directory)
-            do {
-                try await self.check(etcd, in: directory)
-            } catch {
-                await etcd.stop()
-                throw error
-            }
-            await etcd.stop()
+            try await EtcdCluster.with(in: directory) { etcd in try await self.check(etcd, in: directory) }
         }
     }
 
