@@ -63,7 +63,15 @@ public final class Membership: Service, Sendable {
         var lease: Int64?
         var failures = 0
         await withGracefulShutdownHandler {
-            if let ready = self.configuration.readyToJoin { await ready() }
+            if let ready = self.configuration.readyToJoin {
+                // It follows the members meanwhile, so it knows every partition's owner and
+                // forwards what it receives while it catches up.
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { try? await self.watchMembers() }
+                    await ready()
+                    group.cancelAll()
+                }
+            }
             while !Task.isCancelled, !Task.isShuttingDownGracefully {
                 do {
                     let granted = try await self.client.grantLease(ttl: self.configuration.leaseTTL)
@@ -124,22 +132,26 @@ public final class Membership: Service, Sendable {
                     }
                 }
             }
-            group.addTask {
-                var failures = 0
-                while !Task.isShuttingDownGracefully {
-                    do {
-                        try await self.followMembers { failures = 0 }
-                    } catch is CancellationError {
-                        return
-                    } catch {
-                        failures += 1
-                        self.logger.warning("the cluster member watch failed; restarting", metadata: ["error": "\(error)"])
-                        try await Task.sleep(for: .milliseconds(100 * (1 << min(failures, 6))))
-                    }
-                }
-            }
+            group.addTask { try await self.watchMembers() }
             defer { group.cancelAll() }
             try await group.next()
+        }
+    }
+
+    /// Follows the member set until cancelled or shutdown begins, restarting the watch after
+    /// failures with growing pauses.
+    private func watchMembers() async throws {
+        var failures = 0
+        while !Task.isShuttingDownGracefully {
+            do {
+                try await self.followMembers { failures = 0 }
+            } catch is CancellationError {
+                return
+            } catch {
+                failures += 1
+                self.logger.warning("the cluster member watch failed; restarting", metadata: ["error": "\(error)"])
+                try await Task.sleep(for: .milliseconds(100 * (1 << min(failures, 6))))
+            }
         }
     }
 

@@ -27,6 +27,8 @@ public struct GorushIdempotency: Sendable {
         var status: Int
         var body: [UInt8]
         var replayed: Bool
+        /// The owner's `Retry-After`, for an answer relayed from it.
+        var retryAfter: String? = nil
     }
 
     private enum State: UInt8 {
@@ -66,7 +68,7 @@ public struct GorushIdempotency: Sendable {
         key: String,
         body: [UInt8],
         forwardedFrom: String?,
-        process: () async throws -> (status: Int, body: [UInt8])
+        process: () async throws -> (status: Int, body: [UInt8], keep: Bool)
     ) async throws -> Answer {
         let id = Array(SHA256.hash(data: Array(key.utf8)))
         if let router = self.router {
@@ -82,8 +84,15 @@ public struct GorushIdempotency: Sendable {
                 } catch {
                     throw GorushError.unavailable("forwarding to the Idempotency-Key's owner \(owner.id) failed: \(error)")
                 }
+                // The owner's own gorush answers are the client's; anything else (no such route on
+                // an older node, a refused secret, a server error) means the cluster cannot take
+                // the request now, which the client may send again.
+                guard answer.status == 200 || [400, 409, 413, 422].contains(answer.status) else {
+                    throw GorushError.unavailable("the Idempotency-Key's owner \(owner.id) answered \(answer.status)")
+                }
                 let replayed = answer.headers.contains { $0.name.lowercased() == Self.replayedHeader.canonicalName && $0.value == "true" }
-                return Answer(status: answer.status, body: answer.body, replayed: replayed)
+                let retryAfter = answer.headers.first { $0.name.lowercased() == "retry-after" }?.value
+                return Answer(status: answer.status, body: answer.body, replayed: replayed, retryAfter: retryAfter)
             }
         }
 
@@ -98,13 +107,18 @@ public struct GorushIdempotency: Sendable {
         )
         guard claimed else { return try self.replay(id, fingerprint: fingerprint, now: now) }
 
-        let result: (status: Int, body: [UInt8])
+        let result: (status: Int, body: [UInt8], keep: Bool)
         do {
             result = try await process()
         } catch {
             // A refused request changed nothing: the key may be used again.
             try? await self.markers.remove(id, in: .gorushIdempotencyKey)
             throw error
+        }
+        guard result.keep else {
+            // Nothing was delivered and every failure may pass: a repeat must try again.
+            try? await self.markers.remove(id, in: .gorushIdempotencyKey)
+            return Answer(status: result.status, body: result.body, replayed: false)
         }
         let window = UInt64(clamping: max(self.window.components.seconds, 1))
         let status = UInt16(clamping: result.status)

@@ -7,6 +7,15 @@ struct GorushLogEntry: Sendable, Hashable {
     var token: String
     var message: String
     var error: String
+    /// A failure a later attempt may get past; not part of gorush's entry.
+    var isTransient = false
+
+    /// Failures of that kind: Herald giving up for now, the providers' transient answers.
+    static let transientCodes: Set<DeliveryFailure.Code> = [
+        .retriesExhausted, .deadlineExceeded, .overloaded, .shuttingDown, .cancelled,
+        .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown,
+        .fcmQuotaExceeded, .fcmUnavailable, .fcmInternal,
+    ]
 
     var json: JSONValue {
         var pairs: [(String, JSONValue)] = []

@@ -72,11 +72,14 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         }
         var response = Self.json(status: HTTPResponse.Status(code: answer.status), answer.body)
         if answer.replayed { response.headers[GorushIdempotency.replayedHeader] = "true" }
+        if let retryAfter = answer.retryAfter { response.headers[.retryAfter] = retryAfter }
         return response
     }
 
-    /// gorush's answer to a push request: delivered (sync) or queued (async), with the failures.
-    private func answer(_ body: [UInt8]) async throws -> (status: Int, body: [UInt8]) {
+    /// gorush's answer to a push request: delivered (sync) or queued (async), with the failures,
+    /// and whether it is worth keeping for a repeat: not when every target failed in a way a
+    /// repeat may get past (a full queue, a provider's transient trouble).
+    private func answer(_ body: [UInt8]) async throws -> (status: Int, body: [UInt8], keep: Bool) {
         // A refusal renders gorush's own answer through the router.
         let notifications = try GorushPushRequest.decode(body, maximumNotifications: self.configuration.maximumNotifications)
         let enabled = notifications.filter { $0.enabledPlatform != nil }
@@ -89,7 +92,9 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             logs = await self.deliver(enabled)
         }
         let answer = JSONValue.object([("counts", .number(Double(counts))), ("logs", .array(logs.map(\.json))), ("success", .string("ok"))])
-        return (200, answer.bytes)
+        let nothingDelivered = counts > 0 && logs.count >= counts
+        let keep = !(nothingDelivered && logs.allSatisfy(\.isTransient))
+        return (200, answer.bytes, keep)
     }
 
     /// Async mode: hands the entries to the dispatcher and answers at once. Entries that would
@@ -112,7 +117,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
                 let tokens = entry.enabledPlatform == .android ? entry.androidTokens : entry.tokens ?? []
                 for token in tokens {
                     self.statistics.pushed(platform: platform, succeeded: false)
-                    refused.append(self.failure(entry, platform: platform, token: token, error: "max capacity reached"))
+                    refused.append(self.failure(entry, platform: platform, token: token, error: "max capacity reached", isTransient: true))
                 }
             }
         }
@@ -170,22 +175,23 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         } catch {
             // gorush's answer when its queue is full.
             self.statistics.pushed(platform: platform, succeeded: false)
-            return self.failure(entry, platform: platform, token: push.device.token, error: "max capacity reached")
+            return self.failure(entry, platform: platform, token: push.device.token, error: "max capacity reached", isTransient: true)
         }
         self.statistics.pushed(platform: platform, succeeded: outcome == .delivered)
         guard outcome != .delivered else { return nil }
         // A topic or condition message has no token; gorush logs the topic in its place.
         let target = push.device.token.isEmpty ? (push.device.topic ?? entry.condition ?? "") : push.device.token
-        return self.failure(entry, platform: platform, token: target, error: outcome.reason)
+        return self.failure(entry, platform: platform, token: target, error: outcome.reason, isTransient: outcome.failure.map { GorushLogEntry.transientCodes.contains($0.code) } ?? false)
     }
 
-    private func failure(_ entry: GorushNotification, platform: String, token: String, error: String) -> GorushLogEntry {
+    private func failure(_ entry: GorushNotification, platform: String, token: String, error: String, isTransient: Bool = false) -> GorushLogEntry {
         GorushLogEntry(
             notifID: entry.notifID,
             platform: platform,
             token: self.configuration.hideTokens ? GorushLogEntry.mask(token) : token,
             message: entry.message ?? "",
-            error: error
+            error: error,
+            isTransient: isTransient
         )
     }
 

@@ -13,7 +13,12 @@ struct ClusterLogService: Service {
         do {
             try await self.log.run()
         } catch is CancellationError {
-            // Cancelled instead of shut down gracefully: still close the client.
+            // Cancelled instead of shut down gracefully: still close the clients.
+        } catch {
+            // A failed watch service must not leave its HTTP clients open either.
+            try? await self.router.shutdown()
+            try? await self.log.client.shutdown()
+            throw error
         }
         try? await self.router.shutdown()
         try await self.log.client.shutdown()

@@ -165,7 +165,12 @@ public struct HeraldNode: Sendable {
             metricsToken: configuration.metrics.bearerToken,
             delivery: delivery
         ).register(on: router)
-        ClusterRoutes(membership: cluster?.membership, log: log, view: store.view).register(on: router)
+        ClusterRoutes(
+            membership: cluster?.membership,
+            log: log,
+            view: store.view,
+            digestToken: cluster == nil ? configuration.metrics.bearerToken : configuration.cluster.secret
+        ).register(on: router)
         // Every front door's routes carry the API's authentication; their paths stay their own.
         let api = router.group()
         if let token = configuration.api.bearerToken {

@@ -27,7 +27,8 @@ public final class LocalStore: Sendable {
         self.view = try LMDBRegistryView(
             writer: writer,
             records: environment.database(DatabaseName.records),
-            meta: environment.database(DatabaseName.meta)
+            meta: environment.database(DatabaseName.meta),
+            localLog: environment.database(DatabaseName.log)
         )
         self.markers = try MessageMarkers(writer: writer, database: environment.database(DatabaseName.markers))
     }

@@ -66,15 +66,20 @@ import Testing
             var configuration = Membership.Configuration(nodeID: "late", url: "http://127.0.0.1:1/late")
             configuration.leaseTTL = 2
             configuration.readyToJoin = { _ = try? await gate.wait(beyond: 0) }
+            let early = Membership(configuration: .init(nodeID: "early", url: "http://127.0.0.1:1/early"), client: client, logger: Logger(label: "early"))
+            let runningEarly = Task { try await early.run() }
             let late = Membership(configuration: configuration, client: client, logger: Logger(label: "late"))
             let running = Task { try await late.run() }
-            try await Task.sleep(for: .milliseconds(500))
+            // While it catches up it is no member, but knows who owns what, to forward.
+            #expect(try await waitUntil(.seconds(10)) { late.snapshot.members.map(\.id) == ["early"] })
             #expect(!late.snapshot.registered)
             #expect(try await client.range(Array("herald/members/late".utf8)).keyValues.isEmpty, "no member key before it is ready")
             gate.advance(to: 1)
-            #expect(try await waitUntil(.seconds(10)) { late.snapshot.registered && late.snapshot.members.map(\.id) == ["late"] })
+            #expect(try await waitUntil(.seconds(10)) { late.snapshot.registered && late.snapshot.members.map(\.id) == ["early", "late"] })
             running.cancel()
             _ = try? await running.value
+            runningEarly.cancel()
+            _ = try? await runningEarly.value
             try await client.shutdown()
             await etcd.stop()
         }

@@ -49,8 +49,9 @@ import Testing
     @Test func aViewFollowsOneLogOnly() async throws {
         try await withTemporaryDirectory { path in
             let store = try LocalStore(path: path)
-            // A store from before sources were recorded, with entries applied: it followed its
-            // local log, and may go on doing so, but never an etcd log.
+            // A store from before sources were recorded, whose own log holds what it applied:
+            // it followed its local log, and may go on doing so, but never an etcd log.
+            try await store.log.append(entries(0..<10).map(\.command))
             try await store.view.apply(entries(0..<10))
             await #expect(throws: StoreError(.wrongLog, "")) { try await store.view.claimSource("etcd:1a2b/herald/") }
             try await store.view.claimSource("local")
@@ -64,10 +65,20 @@ import Testing
             try await reopened.close()
         }
         try await withTemporaryDirectory { path in
-            // An empty view takes whichever log claims it first.
+            // One from before sources were recorded with nothing in its own log followed etcd.
+            let store = try LocalStore(path: path)
+            try await store.view.apply(entries(0..<10))
+            await #expect(throws: StoreError(.wrongLog, "")) { try await store.view.claimSource("local") }
+            try await store.view.claimSource("etcd:1a2b/herald/")
+            try await store.close()
+        }
+        try await withTemporaryDirectory { path in
+            // An empty view may change logs, having applied nothing; once it has, it may not.
             let store = try LocalStore(path: path)
             try await store.view.claimSource("etcd:1a2b/herald/")
-            await #expect(throws: StoreError(.wrongLog, "")) { try await store.view.claimSource("local") }
+            try await store.view.claimSource("local")
+            try await store.view.apply(entries(0..<1))
+            await #expect(throws: StoreError(.wrongLog, "")) { try await store.view.claimSource("etcd:1a2b/herald/") }
             try await store.close()
         }
     }

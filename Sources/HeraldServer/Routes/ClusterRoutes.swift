@@ -8,12 +8,18 @@ struct ClusterRoutes: Sendable {
     let membership: Membership?
     let log: any CommandLog
     let view: any RegistryView
+    /// The digest reads every record: in a cluster it takes the cluster secret, alone the
+    /// metrics token when one is set.
+    let digestToken: String?
 
     func register(on router: Router<HeraldRequestContext>) {
         router.get("/cluster") { request, _ in
             var status = try await self.status()
             // Reads every record, so only on request.
-            if request.uri.queryParameters.get("digest") == "true" { status.view = try self.view.digest() }
+            if request.uri.queryParameters.get("digest") == "true" {
+                if let token = self.digestToken { try BearerTokenMiddleware<HeraldRequestContext>(token: token, realm: "herald-digest").authorize(request) }
+                status.view = try self.view.digest()
+            }
             return ClusterStatusBody(status: status)
         }
     }

@@ -56,6 +56,11 @@ extension StatusServer {
         guard inserted else { throw StatusError(.duplicate, "message \(Hex.encode(message.id)) was already handled in the cluster") }
     }
 
+    /// Forgets a message's claim, for one handled with an internal failure and left unanswered.
+    func releaseClaim(_ message: ApplicationMessage) async {
+        try? await self.markers.remove(message.id, in: .statusClusterMessage)
+    }
+
     /// The clock in UNIX seconds, clamped so a clock before 1970 or not a number cannot trap.
     var unixSeconds: UInt64 {
         let seconds = self.now().timeIntervalSince1970

@@ -126,8 +126,21 @@ public struct StatusServer: Sendable {
                 return answers
             }
             // Push requests are claimed by their own marker below, with the protocol's window.
-            if type != .pushNotificationRequest { try await self.claimInCluster(application) }
+            if type != .pushNotificationRequest {
+                try await self.claimInCluster(application)
+                do {
+                    return try await self.dispatch(application, type: type)
+                } catch where error.code == .internalFailure {
+                    // Left unanswered so the client sends it again: a copy must then be handled.
+                    await self.releaseClaim(application)
+                    throw error
+                }
+            }
         }
+        return try await self.dispatch(application, type: type)
+    }
+
+    private func dispatch(_ application: ApplicationMessage, type: Protobuf_ApplicationMetadataMessage.TypeEnum?) async throws(StatusError) -> [WakuMessage] {
         switch type {
         case .pushNotificationRegistration:
             return [try await self.handleRegistration(application)]

@@ -13,8 +13,12 @@ public final class LMDBRegistryView: RegistryView {
     private let appliedSignal: PositionSignal
     private let observers = ApplyObservers()
     private let sourceClaimed = PositionSignal(position: 0)
+    private let localLog: LMDBDatabase?
 
-    public init(writer: StoreWriter, records: LMDBDatabase, meta: LMDBDatabase) throws {
+    /// `localLog` is the store's own log database: whether it holds entries tells which log built
+    /// a view from before sources were recorded.
+    public init(writer: StoreWriter, records: LMDBDatabase, meta: LMDBDatabase, localLog: LMDBDatabase? = nil) throws {
+        self.localLog = localLog
         self.writer = writer
         self.environment = writer.environment
         self.records = records
@@ -110,26 +114,29 @@ public final class LMDBRegistryView: RegistryView {
         let meta = self.meta
         let key = Self.sourceKey.storeKeyBytes
         let claimed = Array(source.utf8)
+        let localLog = self.localLog
         try await self.writer.write { txn in
             let stored = try txn.value(in: meta.database, key: key)
-            if let stored {
-                guard stored == claimed else {
-                    throw StoreError(
-                        .wrongLog,
-                        "this store's view was built from \(Self.describe(String(decoding: stored, as: UTF8.self))), not \(Self.describe(source)): its positions mean nothing there. Start with store.path pointing at an empty directory (the node fetches everything from the log), or with the configuration that built it"
-                    )
-                }
-                return
-            }
-            // Stores from before sources were recorded followed their local log.
             let applied = try meta.get(Self.appliedKey, in: txn) ?? 0
-            guard applied == 0 || source == "local" else {
+            if let stored, stored != claimed, applied > 0 {
                 throw StoreError(
                     .wrongLog,
-                    "this store's view was built from the local log (applied position \(applied)), not \(Self.describe(source)). Start with store.path pointing at an empty directory: the node fetches everything from the cluster's log"
+                    "this store's view was built from \(Self.describe(String(decoding: stored, as: UTF8.self))), not \(Self.describe(source)): its positions mean nothing there. Start with store.path pointing at an empty directory (the node fetches everything from the log), or with the configuration that built it"
                 )
             }
-            try txn.put(claimed, in: meta.database, key: key)
+            if stored == nil, applied > 0 {
+                // A store from before sources were recorded: entries in its own log mean it
+                // followed that log; none, that it followed etcd's.
+                let builtLocally = try localLog.map { try txn.count(of: $0) > 0 } ?? true
+                guard builtLocally == (source == "local") else {
+                    throw StoreError(
+                        .wrongLog,
+                        "this store's view was built from \(builtLocally ? "the local log" : "an etcd log") (applied position \(applied)), not \(Self.describe(source)). Start with store.path pointing at an empty directory: the node fetches everything from the log"
+                    )
+                }
+            }
+            // An empty view may change logs: it has applied nothing.
+            if stored != claimed { try txn.put(claimed, in: meta.database, key: key) }
         }
         self.sourceClaimed.advance(to: 1)
     }

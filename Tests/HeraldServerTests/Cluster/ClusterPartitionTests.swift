@@ -104,6 +104,8 @@ import Glibc
 
         // Every node rejoins, applies the log to its head, and holds the same view.
         try await cluster.waitForMembers(3, on: [0, 1, 2])
+        // The digest reads every record: only nodes (the cluster secret) may ask for it.
+        #expect(try await cluster.get("/cluster?digest=true", node: 0).0 == 401)
         let digests = try await cluster.convergedDigests()
         #expect(Set(digests.map(\.sha256)).count == 1, "the views differ: \(digests)")
         #expect(digests.allSatisfy { $0.records == Self.subjects })
@@ -264,13 +266,15 @@ final class PartitionedCluster: Sendable {
     }
 
     func clusterStatus(_ node: Int, digest: Bool = false) async throws -> [String: Any] {
-        let (status, body) = try await self.get(digest ? "/cluster?digest=true" : "/cluster", node: node)
+        let (status, body) = try await self.get(digest ? "/cluster?digest=true" : "/cluster", node: node, token: digest ? "partition-test-secret" : nil)
         guard status == 200 else { throw FailoverError(description: "GET /cluster on node\(node): \(status)") }
         return try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] ?? [:]
     }
 
-    func get(_ path: String, node: Int) async throws -> (Int, [UInt8]) {
-        let response = try await self.http.execute(HTTPClientRequest(url: self.url(of: node) + path), timeout: .seconds(5))
+    func get(_ path: String, node: Int, token: String? = nil) async throws -> (Int, [UInt8]) {
+        var request = HTTPClientRequest(url: self.url(of: node) + path)
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        let response = try await self.http.execute(request, timeout: .seconds(5))
         return (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
 

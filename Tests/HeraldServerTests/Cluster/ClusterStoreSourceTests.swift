@@ -1,6 +1,12 @@
 import Foundation
+import HeraldCrypto
+import HeraldStatus
 import HeraldTesting
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +26,11 @@ import Glibc
 
     private func check(_ etcd: EtcdCluster, in directory: String) async throws {
         let port = try EtcdCluster.freePort()
+        let serverKey = Secp256k1PrivateKey()
+        try StatusIdentity.write(serverKey, toFile: directory + "/status.key")
         let clusterFlags = [
+            "--status-identity-key-file", directory + "/status.key",
+            "--status-gorush-url", "http://127.0.0.1:9/api/push",
             "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
             "--cluster-node-id", "node0",
             "--cluster-advertise-url", "http://127.0.0.1:\(port)",
@@ -35,10 +45,32 @@ import Glibc
             )
         }
 
-        // In a cluster, the empty store takes the etcd log; it is then refused alone.
+        // In a cluster, the empty store takes the etcd log and applies a registration; it is then
+        // refused alone.
         let clustered = try serve("clustered", clusterFlags)
         #expect(try await clustered.waitFor(timeout: .seconds(30)) { $0.contains("Herald is listening") ? true : nil } == true)
-        try await Task.sleep(for: .seconds(1))
+        let identity = Secp256k1PrivateKey()
+        let registration = try StatusClient(identity: identity, server: serverKey.publicKey).registration(
+            installationID: UUID().uuidString.lowercased(),
+            version: 1,
+            accessToken: UUID().uuidString.lowercased(),
+            deviceToken: String(repeating: "ab", count: 32),
+            apnTopic: "im.status.ethereum"
+        )
+        var answered = false
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !answered, ContinuousClock.now < deadline {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/waku/v1/messages")!)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONEncoder().encode(registration)
+            if let (body, _) = try? await URLSession.shared.data(for: request), let replies = try? JSONDecoder().decode([WakuMessage].self, from: body), !replies.isEmpty {
+                answered = true
+            } else {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        #expect(answered, "the clustered node took no registration")
         clustered.signal(SIGTERM)
         #expect(try await clustered.waitForExit(timeout: .seconds(20)).status == 0)
         let alone = try serve("clustered", [])

@@ -98,4 +98,25 @@ import Testing
             #expect(h.wallet.accepted.count == 1)
         }
     }
+
+    @Test func anAnswerWhereEverythingFailedForNowIsNotKept() async throws {
+        try await Harness.with { h in
+            let token = Harness.apnsToken(0)
+            h.wallet.script(token: token, .failing(status: 503, reason: "ServiceUnavailable"))
+            let body = Harness.request(Harness.ios([token]))
+            let first = try await push(h, body, key: "try-again")
+            #expect(first.status == .ok)
+            #expect(first.body.contains("ServiceUnavailable") || first.body.contains("retries"), "\(first.body)")
+            // APNs recovers; the same key now delivers instead of replaying the failure.
+            h.wallet.script(token: token, nil)
+            let second = try await push(h, body, key: "try-again")
+            #expect(second.headers[Self.replayed] == nil)
+            #expect(h.wallet.accepted.map(\.token) == [token])
+            // A permanent failure, by contrast, is kept.
+            h.wallet.script(token: Harness.apnsToken(1), .failing(status: 400, reason: "BadDeviceToken"))
+            let bad = Harness.request(Harness.ios([Harness.apnsToken(1)]))
+            _ = try await push(h, bad, key: "gone")
+            #expect(try await push(h, bad, key: "gone").headers[Self.replayed] == "true")
+        }
+    }
 }
