@@ -40,20 +40,20 @@ extension StatusServer {
     /// Marks a registration or query as handled by this owner, or throws `duplicate` for a copy
     /// another node's adapter already brought here.
     func claimInCluster(_ message: ApplicationMessage) async throws(StatusError) {
-        let now = self.unixSeconds
-        let window = UInt64(clamping: max(self.configuration.clusterDeduplicationWindow.components.seconds, 1))
-        let inserted: Bool
-        do {
-            inserted = try await self.markers.insert(
-                message.id,
-                in: .statusClusterMessage,
-                expiry: now.addingReportingOverflow(window).overflow ? .max : now + window,
-                now: now
-            )
-        } catch {
-            throw StatusError(.internalFailure, "recording the message failed: \(error)")
+        guard try await self.claim(message.id, in: .statusClusterMessage, for: self.configuration.clusterDeduplicationWindow) else {
+            throw StatusError(.duplicate, "message \(Hex.encode(message.id)) was already handled in the cluster")
         }
-        guard inserted else { throw StatusError(.duplicate, "message \(Hex.encode(message.id)) was already handled in the cluster") }
+    }
+
+    /// Records `id` for `window`; `false` when it already was.
+    func claim(_ id: [UInt8], in namespace: MessageMarkers.Namespace, for window: Duration) async throws(StatusError) -> Bool {
+        let now = self.unixSeconds
+        let seconds = UInt64(clamping: max(window.components.seconds, 1))
+        do {
+            return try await self.markers.insert(id, in: namespace, expiry: now.addingReportingOverflow(seconds).overflow ? .max : now + seconds, now: now)
+        } catch {
+            throw StatusError(.internalFailure, "recording message \(Hex.encode(id)) failed: \(error)")
+        }
     }
 
     /// Forgets a message's claim, for one handled with an internal failure and left unanswered.

@@ -19,20 +19,7 @@ extension StatusServer {
             throw StatusError(.ignored, "the push request does not decode: \(error)")
         }
         // Recorded before anything else, so a request that fails later is never handled twice.
-        let now = self.unixSeconds
-        let window = UInt64(clamping: max(self.configuration.deduplicationWindow.components.seconds, 1))
-        let inserted: Bool
-        do {
-            inserted = try await self.markers.insert(
-                message.id,
-                in: .statusPushRequest,
-                expiry: now.addingReportingOverflow(window).overflow ? .max : now + window,
-                now: now
-            )
-        } catch {
-            throw StatusError(.internalFailure, "recording the request failed: \(error)")
-        }
-        guard inserted else { throw StatusError(.duplicate, "push request \(Hex.encode(message.id)) was already handled") }
+        guard try await self.claim(message.id, in: .statusPushRequest, for: self.configuration.deduplicationWindow) else { throw StatusError(.duplicate, "push request \(Hex.encode(message.id)) was already handled") }
         guard !request.messageID.isEmpty else { throw StatusError(.ignored, "the push request has no message_id") }
 
         var response = Protobuf_PushNotificationResponse()
