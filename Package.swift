@@ -144,7 +144,16 @@ let package = Package(
         .target(
             name: "HeraldWebPush",
             dependencies: [
+                "HeraldConfig",
                 "HeraldCore",
+                "HeraldDelivery",
+                "HeraldFrontDoor",
+                "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -202,6 +211,7 @@ let package = Package(
                 "HeraldGorush",
                 "HeraldStatus",
                 "HeraldStore",
+                "HeraldWebPush",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -235,6 +245,7 @@ let package = Package(
                 "HeraldCrypto",
                 "HeraldStatus",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -315,6 +326,9 @@ let package = Package(
             name: "HeraldWebPushTests",
             dependencies: [
                 "HeraldWebPush",
+                "HeraldTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: swiftSettings
@@ -398,6 +412,7 @@ let package = Package(
             name: "HeraldBenchTests",
             dependencies: [
                 "HeraldBench",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
@@ -435,10 +450,12 @@ let package = Package(
                 "HeraldStore",
                 "HeraldCore",
                 "HeraldTesting",
+                "HeraldWebPush",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
+            exclude: ["EndToEnd/webpush"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -10,13 +10,21 @@ missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-    sudo="sudo"
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+        sudo="sudo"
+    fi
+    echo "install-deps: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "install-deps: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# The Web Push relay's tests send real pushes with pywebpush (and py-vapid) and decrypt what the
+# mock APNs received with http_ece: independent implementations, from PyPI.
+python_packages=("pywebpush==2.5.0" "http-ece==1.2.1" "py-vapid==1.9.6")
+if ! python3 -c "import pywebpush, http_ece, py_vapid" 2>/dev/null; then
+    echo "install-deps: installing ${python_packages[*]} from PyPI"
+    python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}" >/dev/null
+fi

@@ -145,6 +145,7 @@ public struct LoadGenerator: Sendable {
         var request = HTTPClientRequest(url: self.baseURL + load.path)
         request.method = .POST
         request.headers.add(name: "content-type", value: load.contentType)
+        for (name, value) in load.headers { request.headers.add(name: name, value: value) }
         if let token = self.bearerToken { request.headers.add(name: "authorization", value: "Bearer " + token) }
         request.body = .bytes(ByteBuffer(bytes: load.body))
         do {

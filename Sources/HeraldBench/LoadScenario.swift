@@ -13,10 +13,13 @@ public struct LoadRequest: Sendable {
     public var path: String
     public var body: [UInt8]
     public var contentType: String
+    /// Headers besides `Content-Type` (Web Push's `TTL`, `Content-Encoding`, …).
+    public var headers: [(String, String)]
 
-    public init(path: String, body: [UInt8], contentType: String = "application/json") {
+    public init(path: String, body: [UInt8], contentType: String = "application/json", headers: [(String, String)] = []) {
         self.path = path
         self.body = body
         self.contentType = contentType
+        self.headers = headers
     }
 }

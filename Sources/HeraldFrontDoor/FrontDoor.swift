@@ -19,6 +19,10 @@ public protocol FrontDoor: Sendable {
     /// Adds its routes. The node passes its API group, which requires `api.bearer-token` when set.
     func registerRoutes(on router: some RouterMethods<HeraldRequestContext>)
 
+    /// Adds routes outside the API's authentication, for protocols whose clients cannot send
+    /// Herald's bearer token and authenticate their own way (Web Push senders and VAPID).
+    func registerPublicRoutes(on router: some RouterMethods<HeraldRequestContext>)
+
     /// Adds the routes other nodes forward requests to, in a cluster. The node passes a group
     /// that requires `cluster.secret`; nothing there is forwarded again.
     func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>)
@@ -35,4 +39,6 @@ extension FrontDoor {
     public var services: [any Service] { [] }
 
     public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {}
+
+    public func registerPublicRoutes(on router: some RouterMethods<HeraldRequestContext>) {}
 }

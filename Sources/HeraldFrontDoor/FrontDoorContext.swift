@@ -19,6 +19,8 @@ public struct FrontDoorContext: Sendable {
     public var configurationText: String?
     /// In a cluster: which node writes each partition, and forwarding to it. `nil` alone.
     public var router: ClusterRouter?
+    /// Times rate limits and expiries (a test clock in tests).
+    public var clock: any Clock<Duration>
 
     public init(
         registry: Registry,
@@ -27,8 +29,10 @@ public struct FrontDoorContext: Sendable {
         metrics: any MetricsFactory,
         logger: Logger,
         configurationText: String? = nil,
-        router: ClusterRouter? = nil
+        router: ClusterRouter? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
     ) {
+        self.clock = clock
         self.router = router
         self.registry = registry
         self.markers = markers

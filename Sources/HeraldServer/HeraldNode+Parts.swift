@@ -2,6 +2,7 @@ public import HeraldDelivery
 public import HeraldFrontDoor
 import HeraldGorush
 import HeraldStatus
+import HeraldWebPush
 
 extension HeraldNode {
     /// The front doors a node can run, in the order they are built and their services start.
@@ -9,6 +10,7 @@ extension HeraldNode {
     public static let frontDoors: [any FrontDoor.Type] = [
         GorushFrontDoor.self,
         StatusFrontDoor.self,
+        WebPushFrontDoor.self,
     ]
 
     /// The providers an app can be configured with (`apps.<app>.<provider>.*`). A new provider is

@@ -148,7 +148,8 @@ public struct HeraldNode: Sendable {
             metrics: factory,
             logger: logger,
             configurationText: configurationText,
-            router: cluster?.router
+            router: cluster?.router,
+            clock: clock
         )
         let frontDoors = try frontDoorTypes.compactMap { try Self.make($0, configuration: configuration, context: context) }
 
@@ -177,6 +178,7 @@ public struct HeraldNode: Sendable {
             api.add(middleware: BearerTokenMiddleware(token: token))
         }
         for frontDoor in frontDoors { frontDoor.registerRoutes(on: api) }
+        for frontDoor in frontDoors { frontDoor.registerPublicRoutes(on: router) }
         var internalApplication: (any Service)?
         if let secret = configuration.cluster.secret, let cluster {
             // What other nodes forward here; only they know the secret. With mutual TLS it is

@@ -17,6 +17,9 @@ public actor MessageMarkers {
         public static let statusClusterMessage = Namespace(rawValue: 2)
         /// gorush requests by their `Idempotency-Key`, with the answer given.
         public static let gorushIdempotencyKey = Namespace(rawValue: 3)
+        /// Device tokens a provider declared dead, by relay app, so the Web Push relay answers
+        /// 410 without asking the provider again.
+        public static let webPushDeadToken = Namespace(rawValue: 4)
     }
 
     static let sweepBatch = 256

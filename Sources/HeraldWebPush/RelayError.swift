@@ -4,6 +4,9 @@
 public enum RelayError: Error, Equatable, CustomStringConvertible {
     case notARelayPath(String)
     case badDeviceToken(String)
+    case badRegistrationToken(String)
+    /// The path is well formed but no configured app serves it.
+    case noSuchRelay(String)
     case unsupportedEncoding(String?)
     case missingTTL
     case badTTL(String)
@@ -16,7 +19,7 @@ public enum RelayError: Error, Equatable, CustomStringConvertible {
     /// The HTTP status of the answer.
     public var status: Int {
         switch self {
-        case .notARelayPath, .badDeviceToken: 404
+        case .notARelayPath, .badDeviceToken, .badRegistrationToken, .noSuchRelay: 404
         case .unsupportedEncoding: 415
         case .bodyTooLarge: 413
         case .missingTTL, .badTTL, .badUrgency, .badTopic, .missingCryptoParameter, .badCryptoParameter: 400
@@ -27,6 +30,8 @@ public enum RelayError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .notARelayPath(let path): "\(path) is not /relay-to/<environment>/<device token>[/<extra>]"
         case .badDeviceToken(let token): "'\(token)' is not an APNs device token (an even number of hex digits, at most 200)"
+        case .badRegistrationToken(let token): "'\(token)' is not an FCM registration token"
+        case .noSuchRelay(let detail): detail
         case .unsupportedEncoding(let encoding):
             "Content-Encoding \(encoding.map { "'\($0)'" } ?? "is missing"): only aes128gcm and aesgcm are relayed, still encrypted"
         case .missingTTL: "the TTL header is required (RFC 8030 §5.2)"

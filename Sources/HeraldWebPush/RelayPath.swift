@@ -19,11 +19,11 @@ public struct RelayPath: Sendable, Hashable {
         self.extra = extra
     }
 
-    /// Parses a request path (percent-decoding already done). A trailing slash after the token
-    /// is accepted, and so is an extra part.
-    public static func parse(_ path: String) throws(RelayError) -> RelayPath {
-        guard path.hasPrefix(Self.prefix) else { throw .notARelayPath(path) }
-        let parts = path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+    /// Parses a request path (percent-decoding already done) of the relay at `prefix`. A trailing
+    /// slash after the token is accepted, and so is an extra part.
+    public static func parse(_ path: String, prefix: String = RelayPath.prefix) throws(RelayError) -> RelayPath {
+        guard path.hasPrefix(prefix) else { throw .notARelayPath(path) }
+        let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count >= 2, !parts[0].isEmpty else { throw .notARelayPath(path) }
         let token = parts[1]
         // APNs device tokens are hex: 32 bytes today, up to 100 allowed for the future.

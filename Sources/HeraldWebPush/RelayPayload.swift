@@ -2,6 +2,9 @@
 /// notification service extension replaces, the still-encrypted body as `p`, for `aesgcm` the
 /// sender's key and salt as `k` and `s`, all in extended Z85, and the path's extra part as `x`.
 public enum RelayPayload {
+    /// APNs' limit on an alert's payload.
+    public static let limit = 4096
+
     /// U+1F3BA, as both reference relays send it.
     static let prefix = Array(#"{"aps":{"alert":"🎺","content-available":1,"mutable-content":1}"#.utf8)
 
@@ -55,5 +58,19 @@ public enum RelayPayload {
         }
         out.append(UInt8(ascii: "\""))
         return out
+    }
+}
+
+extension RelayPayload {
+    /// The `,"oversize":1` alert of the `reduced` size policy: no `p`, so the app shows its own
+    /// text; `x` still says which account it was for.
+    public static func reduced(extra: String?) -> [UInt8] {
+        var json = Self.prefix + Array(#","oversize":1"#.utf8)
+        if let extra {
+            json += Array(#","x":"#.utf8)
+            json += Self.jsonString(extra)
+        }
+        json.append(UInt8(ascii: "}"))
+        return json
     }
 }

@@ -20,7 +20,11 @@ extension HeraldDev {
                 read from GET /status/v1/identity unless --status-server-key is given); \
                 status-push (POST /waku/v1/messages with Status push requests, one notification \
                 each, for --devices clients registered first with APNs tokens under --topic, \
-                default im.herald.bench; the node must deliver that topic).
+                default im.herald.bench; the node must deliver that topic); webpush-relay (POST \
+                /relay-to/production/<token>, or /relay-to-fcm/<--fcm-app>/<token> with \
+                --platform android, with real Web Push requests as Mastodon sends them, encrypted \
+                before the run in --encoding for --payload-size bytes of plaintext; the node's \
+                webpush.rate-limit must allow --devices subscriptions the rate, or be 0).
                 Open loop (--rate) sends at a constant arrival rate and measures each latency from \
                 the request's intended send time, so a slow server cannot hide its queueing. Closed \
                 loop (no --rate) keeps --concurrency requests in flight and finds the most the node \
@@ -36,6 +40,7 @@ extension HeraldDev {
             case gorushPush = "gorush-push"
             case statusRegister = "status-register"
             case statusPush = "status-push"
+            case webPushRelay = "webpush-relay"
         }
 
         @Argument(help: "The scenario: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).") var scenario: Scenario
@@ -56,6 +61,8 @@ extension HeraldDev {
         var statusServerKey: String?
         @Option(help: "status-register: distinct registrations prepared; requests beyond it resend them (answered VERSION_MISMATCH).")
         var registrations: Int = 20_000
+        @Option(help: "webpush-relay: aes128gcm or aesgcm.") var encoding: String = "aes128gcm"
+        @Option(help: "webpush-relay with --platform android: the FCM relay app (webpush.fcm-apps).") var fcmApp: String = "bench"
 
         func validate() throws {
             guard self.duration > 0 else { throw ValidationError("--duration must be positive") }
@@ -65,6 +72,9 @@ extension HeraldDev {
             }
             guard GorushPushScenario.Platform(rawValue: self.platform) != nil else {
                 throw ValidationError("--platform must be ios or android")
+            }
+            guard WebPushRelayScenario.Encoding(rawValue: self.encoding) != nil else {
+                throw ValidationError("--encoding must be aes128gcm or aesgcm")
             }
         }
 
@@ -98,6 +108,14 @@ extension HeraldDev {
                 }
                 // The warm-up uses the last third of the requests, so measured ones are new.
                 try await self.run(scenario, warmup: scenario.starting(at: count * 2 / 3))
+            case .webPushRelay:
+                let scenario = try WebPushRelayScenario(
+                    devices: self.devices,
+                    encoding: WebPushRelayScenario.Encoding(rawValue: self.encoding) ?? .aes128gcm,
+                    payloadSize: self.payloadSize,
+                    fcmApp: self.platform == "android" ? self.fcmApp : nil
+                )
+                try await self.run(scenario)
             case .statusRegister:
                 let key = try await self.statusKey()
                 let started = ContinuousClock.now

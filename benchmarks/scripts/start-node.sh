@@ -1,7 +1,7 @@
 # Sourced by the benchmark scripts: starts `herald-dev mock-apns` and a node with one app pointed at
 # it and the Status front door (a fresh `herald keygen` key), both on 127.0.0.1, in a temporary
 # directory ($work) removed on exit. Expects $bin, $mock_port and $herald_port; sets $mock_pid
-# and $herald_pid.
+# and $herald_pid. $BENCH_EXTRA_YAML is appended to the node's configuration.
 work=$(mktemp -d)
 cleanup() {
     kill "${herald_pid:-}" "${mock_pid:-}" 2>/dev/null || true
@@ -34,6 +34,7 @@ apps:
       ca-file: $work/ca.pem
 status:
   identity-key-file: $work/status.key
+${BENCH_EXTRA_YAML:-}
 YAML
 "$bin" serve --config "$work/herald.yaml" > "$work/herald.log" 2>&1 &
 herald_pid=$!

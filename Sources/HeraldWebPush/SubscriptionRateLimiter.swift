@@ -1,0 +1,64 @@
+import Synchronization
+
+/// A token bucket per subscription: `perMinute` pushes a minute, in bursts of as many. Memory is
+/// bounded: past `capacity` subscriptions, those whose bucket has refilled (which is the same as
+/// never having pushed) are forgotten, and if none has, the oldest half.
+public final class SubscriptionRateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: Duration
+    }
+
+    private struct State {
+        var buckets: [String: Bucket] = [:]
+    }
+
+    let perMinute: Int
+    let capacity: Int
+    /// Time since some fixed origin, from the node's clock.
+    private let elapsed: @Sendable () -> Duration
+    private let state = Mutex(State())
+
+    public init<C: Clock>(perMinute: Int, capacity: Int = 100_000, clock: C) where C.Duration == Duration {
+        let origin = clock.now
+        self.perMinute = perMinute
+        self.capacity = max(capacity, 2)
+        self.elapsed = { origin.duration(to: clock.now) }
+    }
+
+    /// Takes one push for `subscription`; returns `nil` when allowed, else the seconds until one
+    /// would be.
+    public func take(_ subscription: String) -> Int? {
+        guard self.perMinute > 0 else { return nil }
+        let now = self.elapsed()
+        let burst = Double(self.perMinute)
+        let perSecond = burst / 60
+        return self.state.withLock { state in
+            var bucket = state.buckets[subscription] ?? Bucket(tokens: burst, updated: now)
+            let seconds = Double((now - bucket.updated).components.seconds) + Double((now - bucket.updated).components.attoseconds) * 1e-18
+            bucket.tokens = min(burst, bucket.tokens + max(seconds, 0) * perSecond)
+            bucket.updated = now
+            guard bucket.tokens >= 1 else {
+                state.buckets[subscription] = bucket
+                return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+            }
+            bucket.tokens -= 1
+            if state.buckets[subscription] == nil, state.buckets.count >= self.capacity {
+                Self.evict(&state, now: now, capacity: self.capacity)
+            }
+            state.buckets[subscription] = bucket
+            return nil
+        }
+    }
+
+    /// Subscriptions remembered now.
+    public var count: Int { self.state.withLock { $0.buckets.count } }
+
+    private static func evict(_ state: inout State, now: Duration, capacity: Int) {
+        // Any bucket refills completely within a minute.
+        state.buckets = state.buckets.filter { now - $0.value.updated < .seconds(60) }
+        guard state.buckets.count >= capacity else { return }
+        let oldest = state.buckets.sorted { $0.value.updated < $1.value.updated }.prefix(state.buckets.count / 2)
+        for (key, _) in oldest { state.buckets.removeValue(forKey: key) }
+    }
+}

@@ -1,0 +1,124 @@
+import Crypto
+public import Foundation
+import JWTKit
+
+/// Checks a push's VAPID credentials (RFC 8292) against an allow-list: the `vapid t=…,k=…`
+/// form of RFC 8292 (with or without a space, any case of the scheme), and the drafts' `WebPush`
+/// (or `Bearer`) token with its key as `p256ecdsa` in `Crypto-Key`, as Mastodon's legacy
+/// subscriptions send it.
+public struct VAPIDVerifier: Sendable {
+    /// Why a push's VAPID credentials are refused.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// No `Authorization` header, or no key: 401.
+        case missing(String)
+        /// A token or key that is malformed, badly signed, expired or not allowed: 403.
+        case refused(String)
+
+        public var description: String {
+            switch self {
+            case .missing(let detail), .refused(let detail): detail
+            }
+        }
+    }
+
+    /// The claims Herald checks; the signature check is JWTKit's.
+    struct Claims: JWTPayload {
+        var aud: AudienceClaim
+        var exp: ExpirationClaim
+        var sub: SubjectClaim?
+
+        /// Checked by the verifier against its own clock, which the payload cannot see.
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    /// RFC 8292 §2: a token must expire within a day of the request.
+    static let longestValidity: TimeInterval = 24 * 3600
+
+    let keys: Set<[UInt8]>
+    /// The origin `aud` must name; `nil` takes the request's `Host`.
+    let audience: String?
+
+    public init(keys: some Sequence<[UInt8]>, audience: String?) {
+        self.keys = Set(keys)
+        self.audience = audience.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+    }
+
+    /// Verifies the credentials in `headers` (lower-cased names) for a request sent to `host`;
+    /// returns the sender's public key.
+    public func verify(headers: [String: [String]], host: String?, now: Date) async throws(Failure) -> [UInt8] {
+        guard let authorization = headers["authorization"]?.first?.trimmingCharacters(in: .whitespaces), !authorization.isEmpty else {
+            throw .missing("this relay takes pushes only with VAPID (RFC 8292): send Authorization: vapid t=<JWT>, k=<public key>")
+        }
+        let (token, keyText) = try Self.credentials(authorization: authorization, cryptoKey: headers["crypto-key"] ?? [])
+        guard let key = RelayMessage.base64URL(keyText), key.count == 65, key.first == 4 else {
+            throw .refused("the VAPID key is not an uncompressed P-256 public key (65 bytes) in base64url")
+        }
+        guard self.keys.contains(key) else { throw .refused("the VAPID key is not one this relay takes pushes from") }
+        let claims: Claims
+        do {
+            let collection = JWTKeyCollection()
+            await collection.add(ecdsa: try ES256PublicKey(backing: try P256.Signing.PublicKey(x963Representation: key)))
+            claims = try await collection.verify(token, as: Claims.self)
+        } catch {
+            throw .refused("the VAPID token is not an ES256 JWT signed by its key")
+        }
+        let expiry = claims.exp.value.timeIntervalSince(now)
+        guard expiry > 0 else { throw .refused("the VAPID token has expired") }
+        guard expiry <= Self.longestValidity + 60 else { throw .refused("the VAPID token expires more than 24 hours from now (RFC 8292 §2)") }
+        guard let expected = self.audience ?? host, claims.aud.value.contains(where: { Self.sameOrigin($0, expected) }) else {
+            throw .refused("the VAPID token's aud \(claims.aud.value.first.map { "'\($0.prefix(100))'" } ?? "is empty"): it must be this push service's origin")
+        }
+        return key
+    }
+
+    /// The token and the key text of either form.
+    static func credentials(authorization: String, cryptoKey: [String]) throws(Failure) -> (token: String, key: String) {
+        let space = authorization.firstIndex(of: " ") ?? authorization.endIndex
+        let scheme = authorization[..<space].lowercased()
+        let rest = authorization[space...].trimmingCharacters(in: .whitespaces)
+        switch scheme {
+        case "vapid":
+            var token: String?
+            var key: String?
+            for item in rest.split(separator: ",") {
+                let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2 else { continue }
+                switch parts[0].lowercased() {
+                case "t": token = parts[1]
+                case "k": key = parts[1]
+                default: break
+                }
+            }
+            guard let token, !token.isEmpty else { throw .refused("Authorization: vapid needs t=<JWT>") }
+            guard let key, !key.isEmpty else { throw .missing("Authorization: vapid needs k=<public key>") }
+            return (token, key)
+        case "webpush", "bearer":
+            guard !rest.isEmpty else { throw .refused("Authorization: \(scheme) needs a JWT") }
+            guard let key = RelayMessage.parameters(cryptoKey)["p256ecdsa"] else {
+                throw .missing("Authorization: WebPush needs the key as p256ecdsa=<public key> in Crypto-Key")
+            }
+            return (rest, key)
+        default:
+            throw .refused("Authorization scheme '\(scheme.prefix(20))' is not vapid or WebPush")
+        }
+    }
+
+    /// Whether `audience` (`https://host[:port]`) names the origin `expected`, which is either an
+    /// origin or a bare `Host` header value; default ports are the same as none.
+    static func sameOrigin(_ audience: String, _ expected: String) -> Bool {
+        func normalised(_ origin: String) -> String {
+            var text = origin.lowercased()
+            if text.hasSuffix("/") { text.removeLast() }
+            for (scheme, port) in [("https://", ":443"), ("http://", ":80")] where text.hasPrefix(scheme) {
+                if text.hasSuffix(port) { text.removeLast(port.count) }
+            }
+            return text
+        }
+        let aud = normalised(audience)
+        if expected.contains("://") { return aud == normalised(expected) }
+        // A Host header carries no scheme: either scheme's origin with that host matches.
+        var host = expected.lowercased()
+        for port in [":443", ":80"] where host.hasSuffix(port) { host.removeLast(port.count) }
+        return aud == "https://" + host || aud == "http://" + host
+    }
+}

@@ -1,0 +1,98 @@
+import Crypto
+import Foundation
+import HeraldWebPush
+import JWTKit
+import Testing
+
+/// VAPID (RFC 8292) as the relay's allow-list checks it: both header forms, the key, the
+/// signature, `exp` and `aud`.
+@Suite struct VAPIDVerifierTests {
+    struct Claims: JWTPayload {
+        var aud: AudienceClaim
+        var exp: ExpirationClaim
+        var sub: SubjectClaim
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let key = P256.Signing.PrivateKey()
+
+    var publicKey: [UInt8] { Array(self.key.publicKey.x963Representation) }
+    var keyText: String { Self.base64URL(self.publicKey) }
+
+    func token(aud: String = "https://relay.example", expiresIn seconds: TimeInterval = 12 * 3600, signer: P256.Signing.PrivateKey? = nil) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: try ES256PrivateKey(backing: signer ?? self.key))
+        let claims = Claims(aud: .init(value: aud), exp: .init(value: Self.now.addingTimeInterval(seconds)), sub: .init(value: "mailto:admin@m.example"))
+        return try await keys.sign(claims, header: ["typ": "JWT"])
+    }
+
+    func verify(_ headers: [String: [String]], host: String? = "relay.example", audience: String? = nil) async throws(VAPIDVerifier.Failure) -> [UInt8] {
+        try await VAPIDVerifier(keys: [self.publicKey], audience: audience).verify(headers: headers, host: host, now: Self.now)
+    }
+
+    @Test func rfc8292FormWithAndWithoutSpaceAndAnyCase() async throws {
+        let token = try await self.token()
+        for header in ["vapid t=\(token), k=\(self.keyText)", "vapid t=\(token),k=\(self.keyText)", "VAPID k=\(self.keyText), t=\(token)"] {
+            #expect(try await self.verify(["authorization": [header]]) == self.publicKey, "\(header.prefix(8))")
+        }
+    }
+
+    @Test func legacyWebPushFormTakesTheKeyFromCryptoKey() async throws {
+        let token = try await self.token()
+        let headers = ["authorization": ["WebPush \(token)"], "crypto-key": ["dh=BAAA;p256ecdsa=\(self.keyText)"]]
+        #expect(try await self.verify(headers) == self.publicKey)
+        await #expect(throws: VAPIDVerifier.Failure.self) { try await self.verify(["authorization": ["WebPush \(token)"]]) }
+    }
+
+    @Test func missingAuthorizationIsMissing() async throws {
+        do {
+            _ = try await self.verify([:])
+            Issue.record("taken without VAPID")
+        } catch {
+            guard case .missing = error else { Issue.record("\(error)"); return }
+        }
+    }
+
+    @Test func keyNotInTheListIsRefused() async throws {
+        let other = P256.Signing.PrivateKey()
+        let token = try await self.token(signer: other)
+        await #expect(throws: VAPIDVerifier.Failure.refused("the VAPID key is not one this relay takes pushes from")) {
+            try await self.verify(["authorization": ["vapid t=\(token),k=\(Self.base64URL(Array(other.publicKey.x963Representation)))"]])
+        }
+    }
+
+    @Test func tokenSignedByAnotherKeyIsRefused() async throws {
+        let token = try await self.token(signer: P256.Signing.PrivateKey())
+        await #expect(throws: VAPIDVerifier.Failure.refused("the VAPID token is not an ES256 JWT signed by its key")) {
+            try await self.verify(["authorization": ["vapid t=\(token),k=\(self.keyText)"]])
+        }
+    }
+
+    @Test func expiredOrTooLongLivedTokensAreRefused() async throws {
+        for seconds: TimeInterval in [-10, 25 * 3600] {
+            let token = try await self.token(expiresIn: seconds)
+            await #expect(throws: VAPIDVerifier.Failure.self, "exp in \(seconds) s") {
+                try await self.verify(["authorization": ["vapid t=\(token),k=\(self.keyText)"]])
+            }
+        }
+    }
+
+    @Test func audienceMustNameThisOrigin() async throws {
+        let token = try await self.token(aud: "https://relay.example")
+        let headers = ["authorization": ["vapid t=\(token),k=\(self.keyText)"]]
+        #expect(try await self.verify(headers, host: "relay.example:443") == self.publicKey, "default port")
+        await #expect(throws: VAPIDVerifier.Failure.self) { try await self.verify(headers, host: "evil.example") }
+        #expect(try await self.verify(headers, host: "anything", audience: "https://relay.example/") == self.publicKey, "configured origin")
+        await #expect(throws: VAPIDVerifier.Failure.self) { try await self.verify(headers, audience: "https://other.example") }
+    }
+
+    @Test(arguments: ["Basic dXNlcjpwYXNz", "vapid k=BAAA", "vapid t=abc.def.ghi,k=not-a-key", "Bearer"])
+    func malformedCredentialsAreRefused(header: String) async throws {
+        await #expect(throws: VAPIDVerifier.Failure.self) { try await self.verify(["authorization": [header]]) }
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}
