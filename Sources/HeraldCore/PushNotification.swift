@@ -29,6 +29,9 @@ public struct PushNotification: Sendable, Hashable {
     /// The caller's own id for the request this push came from (gorush's `notif_id`), echoed in
     /// feedback.
     public var callerReference: String?
+    /// How long delivery may take over all attempts, when less than the endpoint's own deadline:
+    /// for callers that answer a sender who gives up sooner (Web Push senders time out in seconds).
+    public var deadline: Duration?
 
     public init(
         id: String,

@@ -23,6 +23,8 @@ public actor MessageMarkers {
     }
 
     static let sweepBatch = 256
+    /// LMDB's default key limit, the namespace byte included.
+    static let maximumKeySize = 511
 
     private struct Pending {
         let key: [UInt8]
@@ -47,7 +49,11 @@ public actor MessageMarkers {
     /// when an unexpired marker for it already exists (or an insert of the same id went first),
     /// in which case nothing changes.
     public func insert(_ id: [UInt8], in namespace: Namespace, expiry: UInt64, now: UInt64, value: [UInt8] = []) async throws -> Bool {
-        try await withCheckedThrowingContinuation { continuation in
+        // Refused here, alone: in the batch, LMDB's refusal would fail every insert sharing it.
+        guard id.count < Self.maximumKeySize else {
+            throw StoreError(.tooLarge, "a marker id of \(id.count) bytes is longer than LMDB keys may be (\(Self.maximumKeySize - 1))")
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             self.pending.append(Pending(key: [namespace.rawValue] + id, expiry: expiry, value: value, now: now, continuation: continuation))
             if !self.isFlushing {
                 self.isFlushing = true

@@ -6,6 +6,8 @@ import HeraldCore
 public enum FCMRelayPayload {
     /// FCM's limit on a message's content (fcm.md §3).
     public static let limit = 4096
+    /// FCM's longest time to live, four weeks; `webpush.maximum-ttl` may allow more for APNs.
+    static let maximumTTL = 2_419_200
 
     public static func encode(_ message: RelayMessage, extra: String?) -> [UInt8] {
         var data: [(String, JSONValue)] = []
@@ -28,7 +30,7 @@ public enum FCMRelayPayload {
     private static func message(data: [(String, JSONValue)], for message: RelayMessage) -> [UInt8] {
         var android: [(String, JSONValue)] = [
             ("priority", .string(message.urgency.isPowerConsiderate ? "NORMAL" : "HIGH")),
-            ("ttl", .string("\(message.ttl)s")),
+            ("ttl", .string("\(min(message.ttl, Self.maximumTTL))s")),
         ]
         if let topic = message.topic { android.append(("collapse_key", .string(topic))) }
         return JSONValue.object([("data", .object(data)), ("android", .object(android))]).bytes

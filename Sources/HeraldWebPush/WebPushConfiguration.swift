@@ -22,7 +22,8 @@ public struct WebPushConfiguration: ConfigurationSectionValue {
     public var fcmApps: [String] = []
     /// VAPID public keys allowed to push; empty leaves VAPID unchecked, as toot-relay does.
     public var vapidKeys: [VAPIDKeyRule] = []
-    /// The origin the VAPID `aud` claim must name; unset, the request's own `Host` is the origin.
+    /// The origin (`https://push.example.com`) the VAPID `aud` claim must name: the relay's public
+    /// origin, which the request's `Host` need not be behind a proxy. Required with `vapidKeys`.
     public var vapidAudience: String?
     /// Seconds a push is kept at most, whatever `TTL` the sender asks for.
     public var maximumTTL = 2_419_200
@@ -31,6 +32,9 @@ public struct WebPushConfiguration: ConfigurationSectionValue {
     public var oversize = OversizePolicy.drop
     /// How long a token the provider declared dead is answered 410 without asking it again.
     public var deadTokenWindow: Duration = .seconds(30 * 86_400)
+    /// How long one push may take over all its provider attempts before the sender is answered
+    /// 503: Mastodon gives up on a request after about 10 seconds and retries.
+    public var deliveryDeadline: Duration = .seconds(8)
 
     public init() {}
 
@@ -79,13 +83,13 @@ public struct WebPushConfiguration: ConfigurationSectionValue {
             "webpush.vapid-keys",
             .list,
             default: nil,
-            help: "VAPID public keys (base64url, 65-byte P-256) allowed to push, each for every relay or as `<relay name or FCM app>=<key>` for one (`default` is `/relay-to`). A relay with keys refuses a push without VAPID (401) or with a bad token or another key (403)."
+            help: "VAPID public keys (base64url, 65-byte P-256) allowed to push, each for every relay or as `<relay name or FCM app>=<key>` for one (`default` is `/relay-to`). A relay with keys refuses a push without VAPID (401) or with a bad token or another key (403). Needs `webpush.vapid-audience`."
         ),
         ConfigurationKey(
             "webpush.vapid-audience",
             .string,
             default: nil,
-            help: "The origin (`https://push.example.com`) a VAPID token's `aud` must name. Unset, it must name the request's `Host`."
+            help: "The relay's public origin (`https://push.example.com`, no path), which a VAPID token's `aud` must name: the scheme, host and port of the endpoints apps register. Required with `webpush.vapid-keys`."
         ),
         ConfigurationKey(
             "webpush.maximum-ttl",
@@ -106,6 +110,12 @@ public struct WebPushConfiguration: ConfigurationSectionValue {
             help: "A body too large for the provider's 4 KB payload once encoded: `drop` answers 201 and counts it (RFC 8030 forbids 413 up to 4096 bytes, and Mastodon deletes the subscription on one); `reduced` sends the alert without `p`, marked `\"oversize\":1`, for apps that handle it."
         ),
         ConfigurationKey(
+            "webpush.delivery-deadline",
+            .duration,
+            default: "8s",
+            help: "How long one push may take over all its APNs or FCM attempts before the sender gets 503 with `Retry-After` (Mastodon waits about 10 s for an answer, then retries the push). At most the provider's own 60 s."
+        ),
+        ConfigurationKey(
             "webpush.dead-token-window",
             .duration,
             default: "720h",
@@ -114,6 +124,7 @@ public struct WebPushConfiguration: ConfigurationSectionValue {
     ]
 
     public init(reading section: ConfigurationSection) throws {
+        self.deliveryDeadline = try section.duration("delivery-deadline", atLeast: .milliseconds(100))
         self.productionApp = try section.string("production-app")
         self.sandboxApp = try section.string("sandbox-app")
         self.relays = try section.list("relays").map { item in
@@ -133,15 +144,43 @@ public struct WebPushConfiguration: ConfigurationSectionValue {
             }
             return rule
         }
+        if let clash = self.fcmApps.first(where: { names.contains($0) }) {
+            throw section.error("fcm-apps", "'\(clash)' is also a relay's name; VAPID keys are scoped by these names, so they must differ")
+        }
         let scopes = Set(names + self.fcmApps)
         if let stray = self.vapidKeys.compactMap(\.scope).first(where: { !scopes.contains($0) }) {
             throw section.error("vapid-keys", "'\(stray)' is neither a relay (\(names.joined(separator: ", "))) nor an FCM app of webpush.fcm-apps")
         }
         self.vapidAudience = try section.string("vapid-audience")
+        if let audience = self.vapidAudience, !Self.isOrigin(audience) {
+            throw section.error("vapid-audience", "'\(audience)' is not an origin: https://host or http://host:port, without a path")
+        }
+        if !self.vapidKeys.isEmpty, self.vapidAudience == nil {
+            throw section.error(
+                "vapid-audience",
+                "is required with webpush.vapid-keys: the relay's public origin, which tokens name as aud (the Host header a proxy passes on cannot be trusted for it)"
+            )
+        }
         self.maximumTTL = try section.integer("maximum-ttl")
         self.rateLimit = try section.integer("rate-limit")
         self.oversize = try section.choice("oversize", as: OversizePolicy.self)
         self.deadTokenWindow = try section.duration("dead-token-window", atLeast: .seconds(1))
+    }
+}
+
+extension WebPushConfiguration {
+    /// `scheme://host[:port]`, with an optional trailing slash and nothing else.
+    static func isOrigin(_ text: String) -> Bool {
+        var rest: Substring
+        if text.hasPrefix("https://") {
+            rest = text.dropFirst(8)
+        } else if text.hasPrefix("http://") {
+            rest = text.dropFirst(7)
+        } else {
+            return false
+        }
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        return !rest.isEmpty && !rest.contains { "/?#@ ".contains($0) }
     }
 }
 

@@ -17,11 +17,23 @@ public struct WebPushFrontDoor: FrontDoor {
         }
         for relay in configuration.allRelays {
             let isDefault = relay.name == RelayDefinition.defaultName
-            for (key, app) in [("production-app", relay.productionApp), ("sandbox-app", relay.sandboxApp)] {
-                guard let app else { continue }
-                guard pool.provider(app: app, platform: .apns) != nil else {
-                    let name = isDefault ? "webpush.\(key)" : "webpush.relays (relay '\(relay.name)')"
+            let roles: [(key: String, app: String?, environment: APNSAppConfiguration.Environment)] = [
+                ("production-app", relay.productionApp, .production), ("sandbox-app", relay.sandboxApp, .sandbox),
+            ]
+            for role in roles {
+                guard let app = role.app else { continue }
+                let name = isDefault ? "webpush.\(role.key)" : "webpush.relays (relay '\(relay.name)')"
+                guard let endpoint = pool.provider(app: app, platform: .apns) else {
                     throw ConfigurationError(.invalidValue, "configuration key \(name) names '\(app)', which is not an app with APNs credentials (apps.\(app).apns.*)")
+                }
+                // Tokens of one environment are BadDeviceToken in the other: a relay app of the
+                // wrong environment would answer 410 to every push, and senders would delete
+                // every subscription.
+                if let apns = endpoint as? APNSEndpoint, apns.configuration.environment != role.environment {
+                    throw ConfigurationError(
+                        .invalidValue,
+                        "configuration key \(name) names '\(app)', whose apps.\(app).apns.environment is \(apns.configuration.environment.rawValue); its relay paths need \(role.environment.rawValue)"
+                    )
                 }
             }
         }

@@ -45,7 +45,8 @@ public struct WebPushRelay: Sendable {
         var verifiers: [String: VAPIDVerifier] = [:]
         for scope in Set(self.relays.keys).union(self.fcmApps) {
             let keys = configuration.vapidKeys.filter { $0.scope == nil || $0.scope == scope }.map(\.key)
-            if !keys.isEmpty { verifiers[scope] = VAPIDVerifier(keys: keys, audience: configuration.vapidAudience) }
+            // The configuration requires the audience with keys; without one nothing would match.
+            if !keys.isEmpty { verifiers[scope] = VAPIDVerifier(keys: keys, audience: configuration.vapidAudience ?? "") }
         }
         self.verifiers = verifiers
         self.limiter = SubscriptionRateLimiter(perMinute: configuration.rateLimit, clock: clock)
@@ -72,11 +73,10 @@ public struct WebPushRelay: Sendable {
         return RelayDestination(platform: .fcm, app: parsed.app, token: parsed.token, extra: parsed.extra, route: "fcm/\(parsed.app)", scope: parsed.app)
     }
 
-    /// Relays one push. `headers` maps lower-cased names to every value sent; `host` is the
-    /// request's `Host`, the origin VAPID tokens name.
-    public func push(to destination: RelayDestination, headers: [String: [String]], body: [UInt8], host: String?) async -> RelayAnswer {
+    /// Relays one push. `headers` maps lower-cased names to every value sent.
+    public func push(to destination: RelayDestination, headers: [String: [String]], body: [UInt8]) async -> RelayAnswer {
         var encoding = "none"
-        let answer = await self.answer(destination, headers: headers, body: body, host: host, encoding: &encoding)
+        let answer = await self.answer(destination, headers: headers, body: body, encoding: &encoding)
         self.metrics.record(route: destination.route, encoding: encoding, outcome: answer.outcome)
         return answer
     }
@@ -92,13 +92,12 @@ public struct WebPushRelay: Sendable {
         _ destination: RelayDestination,
         headers: [String: [String]],
         body: [UInt8],
-        host: String?,
         encoding: inout String
     ) async -> RelayAnswer {
         var vapidKey: [UInt8]?
         if let verifier = self.verifiers[destination.scope] {
             do {
-                vapidKey = try await verifier.verify(headers: headers, host: host, now: self.wallClock())
+                vapidKey = try await verifier.verify(headers: headers, now: self.wallClock())
             } catch {
                 return RelayAnswer(error)
             }
@@ -128,7 +127,7 @@ public struct WebPushRelay: Sendable {
         } catch {
             self.logger.warning("cannot read the Web Push dead-token set", metadata: ["error": "\(error)"])
         }
-        if let seconds = self.limiter.take("\(destination.route)/\(destination.token)") {
+        if let seconds = self.limiter.take(destination.subscription) {
             return RelayAnswer(
                 status: 429,
                 headers: ["Retry-After": "\(seconds)"],
@@ -179,6 +178,7 @@ public struct WebPushRelay: Sendable {
             notification.expiration = message.ttl == 0 ? 0 : Int64(now.timeIntervalSince1970) + Int64(message.ttl)
             notification.collapseID = message.topic
         }
+        notification.deadline = self.configuration.deliveryDeadline
         let outcome: DeliveryOutcome
         do {
             outcome = try await self.pool.send(notification)
@@ -193,8 +193,16 @@ public struct WebPushRelay: Sendable {
         switch outcome {
         case .delivered:
             return .created(id: id, ttl: message.ttl, outcome: delivered)
+        case .deadToken(let failure) where failure.code == .fcmSenderIDMismatch:
+            // Every token of the app answers this when the service account is the wrong one:
+            // an operator's fix, not a dead subscription.
+            return Self.answer(failure)
         case .deadToken(let failure):
-            await self.remember(deadKey, now: now)
+            // Only tokens the provider says existed and are gone are remembered: malformed ones
+            // are answered 410 too, but a flood of them must not grow the store.
+            if [.unregistered, .expiredToken, .fcmUnregistered].contains(failure.code) || failure.detail == "HTTP 410" {
+                await self.remember(deadKey, now: now)
+            }
             return RelayAnswer(status: 410, text: "the device token is no longer valid (\(failure.detail))", outcome: .deadToken)
         case .rejected(let failure), .failed(let failure):
             return Self.answer(failure)
@@ -203,8 +211,9 @@ public struct WebPushRelay: Sendable {
 
     /// A push the provider did not take, for a reason other than the token.
     static func answer(_ failure: DeliveryFailure) -> RelayAnswer {
-        // Retries that ran out on throttling are throttling.
-        let throttled = failure.code == .retriesExhausted && ["TooManyRequests", "QUOTA_EXCEEDED", "HTTP 429"].contains { failure.detail.hasSuffix($0) }
+        // Attempts that ran out (in number or time) on throttling are throttling.
+        let throttled = [.retriesExhausted, .deadlineExceeded].contains(failure.code)
+            && ["TooManyRequests", "QUOTA_EXCEEDED", "HTTP 429"].contains { failure.detail.hasSuffix($0) }
         switch throttled ? .tooManyRequests : failure.code {
         case .tooManyRequests, .fcmQuotaExceeded:
             return RelayAnswer(
@@ -213,11 +222,18 @@ public struct WebPushRelay: Sendable {
                 text: "the provider is throttling pushes to this device (\(failure.detail))",
                 outcome: .providerThrottled
             )
-        case .overloaded, .shuttingDown:
+        case .overloaded:
+            return RelayAnswer(
+                status: 429,
+                headers: ["Retry-After": "\(Self.overloadedRetryAfter)"],
+                text: "the relay's delivery queue is full (\(failure.detail))",
+                outcome: .overloaded
+            )
+        case .shuttingDown, .cancelled:
             return RelayAnswer(
                 status: 503,
                 headers: ["Retry-After": "\(Self.overloadedRetryAfter)"],
-                text: "the relay is busy (\(failure.detail))",
+                text: "the relay is shutting down (\(failure.detail))",
                 outcome: .overloaded
             )
         case .credentials, .badTopic, .missingTopic, .topicDisallowed, .badCertificate, .badCertificateEnvironment, .forbidden,
@@ -250,8 +266,9 @@ public struct WebPushRelay: Sendable {
         }
     }
 
+    /// The platform, then a hash of app and token: tokens of any length make keys LMDB takes.
     private func deadTokenKey(_ destination: RelayDestination) -> [UInt8] {
-        [destination.platform.rawValue] + Array("\(destination.app)/\(destination.token)".utf8)
+        [destination.platform.rawValue] + Array(SHA256.hash(data: Array("\(destination.app)/\(destination.token)".utf8)))
     }
 
     /// What logs say instead of a device token.
@@ -270,4 +287,10 @@ public struct RelayDestination: Sendable, Hashable {
     public var route: String
     /// What VAPID keys are configured for: the relay's name or the FCM app.
     public var scope: String
+
+    /// What the rate limit counts by: the route and a hash of the token (FCM tokens may be
+    /// kilobytes long).
+    var subscription: String {
+        self.route + "/" + SHA256.hash(data: Array(self.token.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
 }

@@ -15,6 +15,7 @@ public struct WebPushRoutes<Context: RequestContext>: Sendable {
 
     public func register(on router: some RouterMethods<Context>) {
         router.get("/relay-to/_health") { _, _ in Response(status: .ok) }
+        router.head("/relay-to/_health") { _, _ in Response(status: .ok) }
         for (name, definition) in self.relay.relays.sorted(by: { $0.key < $1.key }) {
             let pattern = RouterPath(stringLiteral: definition.pathPrefix + "/**")
             router.post(pattern) { request, _ in
@@ -34,7 +35,7 @@ public struct WebPushRoutes<Context: RequestContext>: Sendable {
     /// RFC 8030 pushes are POSTs; anything else on a push resource is 405, which a sender sees
     /// as a broken subscription, as it is.
     private func refuseOtherMethods(_ pattern: RouterPath, route: String, on router: some RouterMethods<Context>) {
-        for method in [HTTPRequest.Method.get, .put, .patch, .delete, .head] {
+        for method in [HTTPRequest.Method.get, .put, .patch, .delete, .head, .options] {
             router.on(pattern, method: method) { _, _ in
                 self.relay.metrics.record(route: route, encoding: "none", outcome: .methodNotAllowed)
                 return Self.response(RelayAnswer(status: 405, headers: ["Allow": "POST"], text: "push with POST (RFC 8030 §5)", outcome: .methodNotAllowed))
@@ -68,8 +69,7 @@ public struct WebPushRoutes<Context: RequestContext>: Sendable {
         let answer = await self.relay.push(
             to: target,
             headers: headers,
-            body: Array(body.readableBytesView),
-            host: request.head.authority
+            body: Array(body.readableBytesView)
         )
         return Self.response(answer)
     }

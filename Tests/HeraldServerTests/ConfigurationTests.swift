@@ -66,14 +66,16 @@ import Testing
     }
 
     @Test func everyKeyIsSettableByItsDocumentedVariableAndFlag() async throws {
-        // delivery.default-app must name a configured app (appsAreFoundInTheFile… covers it), and
-        // cluster.etcd-endpoints needs cluster.secret (etcdEndpointsAreAList… covers it).
+        // delivery.default-app must name a configured app (appsAreFoundInTheFile… covers it),
+        // cluster.etcd-endpoints needs cluster.secret (etcdEndpointsAreAList… covers it), and
+        // webpush.vapid-keys needs webpush.vapid-audience (WebPushConfigurationTests covers it).
         // Values with a syntax of their own.
         let samples = [
             "webpush.relays": "mast=mast",
-            "webpush.vapid-keys": "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8",
+            "webpush.vapid-audience": "https://relay.example",
         ]
-        for key in HeraldConfiguration.keys where !key.isTemplate && !["delivery.default-app", "cluster.etcd-endpoints"].contains(key.name) {
+        let skipped = ["delivery.default-app", "cluster.etcd-endpoints", "webpush.vapid-keys"]
+        for key in HeraldConfiguration.keys where !key.isTemplate && !skipped.contains(key.name) {
             let value = samples[key.name] ?? key.defaultValue ?? (key.name.hasSuffix("url") || key.name.hasSuffix("endpoints") ? "https://example.com/hook" : "token")
             let fromEnvironment = try await load(environment: [key.environmentVariable: value])
             #expect(fromEnvironment.entries.first { $0.key == key }?.source == "environment variable \(key.environmentVariable)")

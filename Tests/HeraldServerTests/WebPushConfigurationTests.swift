@@ -1,6 +1,9 @@
+import Crypto
 import Foundation
 import HeraldConfig
+import HeraldDelivery
 import HeraldServer
+import HeraldStore
 import HeraldTesting
 import HeraldWebPush
 import Logging
@@ -31,7 +34,8 @@ import Testing
         let configuration = try await self.load([
             "--webpush-production-app", "toot", "--webpush-sandbox-app", "toot-dev",
             "--webpush-relays", "mast=mast/mast-dev,solo=solo", "--webpush-fcm-apps", "droid",
-            "--webpush-vapid-keys", "\(Self.key),droid=\(Self.key)", "--webpush-oversize", "reduced",
+            "--webpush-vapid-keys", "\(Self.key),droid=\(Self.key)", "--webpush-vapid-audience", "https://relay.example",
+            "--webpush-oversize", "reduced",
         ])
         #expect(configuration.allRelays == [
             RelayDefinition(name: "default", productionApp: "toot", sandboxApp: "toot-dev"),
@@ -54,25 +58,58 @@ import Testing
         (["--webpush-vapid-keys", "not-a-key"], "webpush.vapid-keys"),
         (["--webpush-production-app", "t", "--webpush-vapid-keys", "other=\(key)"], "neither a relay"),
         (["--webpush-oversize", "split"], "webpush.oversize"),
+        (["--webpush-vapid-keys", key], "is required with webpush.vapid-keys"),
+        (["--webpush-vapid-keys", key, "--webpush-vapid-audience", "https://relay.example/push"], "not an origin"),
+        (["--webpush-production-app", "droid", "--webpush-fcm-apps", "default"], "also a relay's name"),
     ])
     func mistakesNameTheirKey(arguments: [String], expected: String) async {
         let message = await self.error(arguments)
         #expect(message?.contains(expected) == true, "\(arguments): \(message ?? "taken")")
     }
 
-    @Test func aRelayAppWithoutAPNsStopsStartUp() async throws {
+    /// Builds a node with `webpush` and one app `wallet` with APNs (`environment`) and FCM.
+    func buildError(_ webpush: WebPushConfiguration, environment: APNSAppConfiguration.Environment = .production) async throws -> String? {
         try await withTemporaryDirectory { directory in
+            let account = try TestServiceAccount(projectID: "herald-config")
+            try account.json(tokenURI: "https://127.0.0.1:1/token").write(toFile: directory + "/sa.json", atomically: true, encoding: .utf8)
+            try P256.Signing.PrivateKey().pemRepresentation.write(toFile: directory + "/key.p8", atomically: true, encoding: .utf8)
             var configuration = HeraldConfiguration()
             configuration.store.path = directory + "/data"
-            var webpush = WebPushConfiguration()
-            webpush.productionApp = "missing"
+            var apns = APNSAppConfiguration()
+            apns.keyFile = directory + "/key.p8"
+            apns.keyID = "ABC123DEFG"
+            apns.teamID = "DEF123GHIJ"
+            apns.environment = environment
+            var fcm = FCMAppConfiguration()
+            fcm.serviceAccountFile = directory + "/sa.json"
+            configuration.apps["wallet"] = HeraldConfiguration.App(apns, fcm)
+            configuration.apps["droid"] = HeraldConfiguration.App(fcm)
             configuration.frontDoors[WebPushConfiguration.self] = webpush
             do {
-                _ = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
-                Issue.record("a relay to no app must stop start-up")
+                let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
+                await node.delivery?.shutdown()
+                try await node.store.close()
+                return nil
             } catch {
-                #expect("\(error)".contains("apps"), "\(error)")
+                return "\(error)"
             }
         }
+    }
+
+    @Test func relayAppsMustHaveTheProviderAndEnvironmentTheirPathsNeed() async throws {
+        var webpush = WebPushConfiguration()
+        webpush.productionApp = "wallet"
+        #expect(try await self.buildError(webpush) == nil)
+        webpush.productionApp = "droid"
+        #expect(try await self.buildError(webpush)?.contains("webpush.production-app names 'droid', which is not an app with APNs credentials") == true)
+        webpush.productionApp = "wallet"
+        let sandbox = try await self.buildError(webpush, environment: .sandbox)
+        #expect(sandbox?.contains("apps.wallet.apns.environment is sandbox; its relay paths need production") == true, "\(sandbox ?? "built")")
+        webpush.productionApp = nil
+        webpush.sandboxApp = "wallet"
+        #expect(try await self.buildError(webpush)?.contains("webpush.sandbox-app") == true)
+        webpush.sandboxApp = nil
+        webpush.fcmApps = ["wallet", "missing"]
+        #expect(try await self.buildError(webpush)?.contains("webpush.fcm-apps names 'missing'") == true)
     }
 }

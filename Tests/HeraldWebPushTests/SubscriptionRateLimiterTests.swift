@@ -29,8 +29,18 @@ import Testing
             if index % 10 == 0 { clock.advance(by: .seconds(1)) }
         }
         #expect(limiter.count <= 100)
-        // Forgetting a refilled bucket changes nothing: a full burst is still allowed.
+    }
+
+    @Test func refilledBucketsAreForgottenFirstAndThrottledOnesKept() {
+        let clock = TestClock()
+        let limiter = SubscriptionRateLimiter(perMinute: 2, capacity: 10, clock: clock)
+        for index in 0..<9 { #expect(limiter.take("old\(index)") == nil) }
         clock.advance(by: .seconds(61))
-        for _ in 0..<60 { #expect(limiter.take("s0") == nil) }
+        #expect(limiter.take("hot") == nil)
+        #expect(limiter.take("hot") == nil)
+        #expect(limiter.take("hot") != nil)
+        for index in 0..<5 { #expect(limiter.take("new\(index)") == nil) }
+        #expect(limiter.count == 6, "the nine refilled buckets went, hot and the new ones stay")
+        #expect(limiter.take("hot") != nil, "still throttled")
     }
 }

@@ -52,6 +52,7 @@ extension APNSEndpoint: ConfigurablePushProvider {
         configuration.connections = apns.connections
         configuration.clientIdentity = identity
         configuration.defaultTopic = apns.topic
+        configuration.environment = apns.environment
         return APNSEndpoint(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger, clock: context.clock)
     }
 }

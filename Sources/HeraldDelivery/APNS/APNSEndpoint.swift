@@ -11,6 +11,8 @@ public struct APNSEndpoint: Sendable {
         public var endpoint: ProviderEndpoint.Configuration
         /// Topic used when a device names none.
         public var defaultTopic: String?
+        /// The APNs environment the app's configuration names (its host may be a test peer's).
+        public var environment: APNSAppConfiguration.Environment = .production
 
         public init(host: String, port: Int = 443, authority: String? = nil, trustRootsPEM: [String]? = nil) {
             self.endpoint = ProviderEndpoint.Configuration(host: host, port: port, authority: authority, trustRootsPEM: trustRootsPEM)
@@ -62,7 +64,7 @@ public struct APNSEndpoint: Sendable {
         } catch {
             return error.outcome
         }
-        return try await self.endpoint.send(request)
+        return try await self.endpoint.send(request, deadline: notification.deadline)
     }
 
     /// Closes every connection; later `send` calls are refused.

@@ -89,12 +89,12 @@ public actor ProviderEndpoint {
     /// Connections open now.
     public var openConnections: Int { self.connections.filter(\.isUsable).count }
 
-    /// Delivers `request` and returns how it ended; throws `DeliveryError` only when it was not
-    /// admitted (queue full, shutting down).
-    public nonisolated func send(_ request: some ProviderRequest) async throws(DeliveryError) -> DeliveryOutcome {
+    /// Delivers `request` within `deadline` (at most the configured one) and returns how it ended;
+    /// throws `DeliveryError` only when it was not admitted (queue full, shutting down).
+    public nonisolated func send(_ request: some ProviderRequest, deadline: Duration? = nil) async throws(DeliveryError) -> DeliveryOutcome {
         try self.admit()
         defer { self.fast.admitted.subtract(1, ordering: .relaxed) }
-        return await self.deliver(request)
+        return await self.deliver(request, deadline: min(deadline ?? self.configuration.deadline, self.configuration.deadline))
     }
 
     /// Closes every connection; later `send` calls are refused.
@@ -130,8 +130,8 @@ public actor ProviderEndpoint {
     }
 
     /// Attempts until an outcome, the attempt limit or the deadline.
-    private nonisolated func deliver(_ request: some ProviderRequest) async -> DeliveryOutcome {
-        let deadline = self.clock.now + self.configuration.deadline
+    private nonisolated func deliver(_ request: some ProviderRequest, deadline budget: Duration) async -> DeliveryOutcome {
+        let deadline = self.clock.now + budget
         var attempt = 0
         var lastReason = "no attempt"
         var refreshedCredentials = false

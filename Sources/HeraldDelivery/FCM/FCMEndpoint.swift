@@ -63,7 +63,7 @@ public struct FCMEndpoint: Sendable {
         } catch {
             return error.outcome
         }
-        return try await self.endpoint.send(request)
+        return try await self.endpoint.send(request, deadline: notification.deadline)
     }
 
     /// Closes every connection, the token endpoint's included; later `send` calls are refused.

@@ -90,6 +90,7 @@ import Testing
             let response = try await h.client.execute(uri: "/relay-to/_health", method: .get)
             #expect(response.status == .ok)
             #expect(response.body.readableBytes == 0)
+            #expect(try await h.client.execute(uri: "/relay-to/_health", method: .head).status == .ok)
         }
     }
 
@@ -364,6 +365,43 @@ import Testing
             #expect(message.androidTTL == "60s")
             #expect(message.androidCollapseKey == "t1")
             #expect(try await h.metrics().contains(#"herald_webpush_pushes_total{route="fcm/droid",encoding="aesgcm",outcome="delivered"} 1"#))
+        }
+    }
+
+    @Test func fcmSenderIDMismatchIs502NotA410() async throws {
+        try await Harness.with { h in
+            let token = Harness.fcmToken(3)
+            h.fcm.script(token: token, .senderIDMismatch)
+            let response = try await h.post("/relay-to-fcm/droid/\(token)")
+            #expect(response.status == .badGateway, "the wrong service account would otherwise delete every subscription")
+            #expect(response.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test func fcmThrottlingIs429AndASlowProviderIs503WithinTheDeliveryDeadline() async throws {
+        let clock = TestClock()
+        try await Harness.with(clock: clock) { h in
+            let throttled = Harness.fcmToken(4)
+            let failing = Harness.fcmToken(5)
+            h.fcm.script(token: throttled, .quotaExceeded(retryAfter: "30"))
+            h.fcm.script(token: failing, .unavailable(retryAfter: nil))
+            for (token, status) in [(throttled, 429), (failing, 503)] {
+                let done = NIOLockedValueBox(false)
+                let started = clock.now
+                let answer = Task {
+                    defer { done.withLockedValue { $0 = true } }
+                    return try await h.post("/relay-to-fcm/droid/\(token)")
+                }
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !done.withLockedValue({ $0 }), ContinuousClock.now < deadline {
+                    if let next = clock.nextDeadline { clock.advance(to: next) }
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+                let response = try await answer.value
+                #expect(response.status.code == status, "\(token.prefix(7))")
+                #expect(response.headers[.retryAfter] != nil)
+                #expect(clock.now - started <= .seconds(8), "webpush.delivery-deadline, not the provider's 60 s")
+            }
         }
     }
 

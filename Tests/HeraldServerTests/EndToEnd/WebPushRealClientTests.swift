@@ -11,6 +11,7 @@ import Testing
 @Suite struct WebPushRealClientTests {
     typealias Harness = WebPushEndToEndHarness
 
+    static let publicOrigin = "https://relay.herald.test"
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("webpush/relay_client.py").path
 
     struct Push {
@@ -57,7 +58,8 @@ import Testing
         let other = P256.Signing.PrivateKey()
         let key = Self.base64URL(allowed.publicKey.x963Representation)
         try await Harness.with(
-            extraYAML: "  vapid-keys: \(key)\n",
+            // Behind a proxy the relay's public origin is not the address pywebpush reaches.
+            extraYAML: "  vapid-keys: \(key)\n  vapid-audience: \(Self.publicOrigin)\n",
             setup: .live,
             prepare: { directory in
                 try allowed.pemRepresentation.write(toFile: directory + "/vapid.pem", atomically: true, encoding: .utf8)
@@ -94,6 +96,7 @@ import Testing
                 "encoding": push.encoding,
                 "vapid": push.vapid,
                 "vapid_key_file": vapidKeyFile ?? "",
+                "aud": Self.publicOrigin,
                 "plaintext": push.plaintext.map { String(format: "%02x", $0) }.joined(),
                 "headers": ["Urgency": "normal"],
             ]

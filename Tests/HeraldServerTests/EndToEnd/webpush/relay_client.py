@@ -4,7 +4,8 @@
 Usage: relay_client.py send|decrypt INPUT.json OUTPUT.json
 
 `send`: reads a JSON list of pushes, each {endpoint, encoding, vapid (none, vapid or
-webpush), vapid_key_file, plaintext (hex), headers}; makes a fresh subscription (P-256 key pair and
+webpush), vapid_key_file, aud (the relay's public origin; default: the endpoint's), plaintext (hex),
+headers}; makes a fresh subscription (P-256 key pair and
 auth secret) per push, encrypts and sends it with pywebpush, and writes one JSON object per push:
 {status, headers, subscription private key (hex), auth secret (hex)}.
 
@@ -61,6 +62,8 @@ def send(pushes, output):
             cls = Vapid02 if push["vapid"] == "vapid" else Vapid01
             vapid = cls.from_file(push["vapid_key_file"])
             claims = {"sub": "mailto:admin@mastodon.example"}
+            if push.get("aud"):
+                claims["aud"] = push["aud"]
         try:
             response = webpush(
                 subscription,
