@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import HeraldConfig
 import JWTKit
 
 /// Checks a push's VAPID credentials (RFC 8292) against an allow-list: the `vapid t=…,k=…`
@@ -48,7 +49,7 @@ public struct VAPIDVerifier: Sendable {
 
     /// Verifies the credentials in `headers` (lower-cased names); returns the sender's public key.
     public func verify(headers: [String: [String]], now: Date) async throws(Failure) -> [UInt8] {
-        guard let authorization = headers["authorization"]?.first?.trimmingCharacters(in: .whitespaces), !authorization.isEmpty else {
+        guard let authorization = headers["authorization"]?.first?.trimmingSpaces, !authorization.isEmpty else {
             throw .missing("this relay takes pushes only with VAPID (RFC 8292): send Authorization: vapid t=<JWT>, k=<public key>")
         }
         let (token, keyText) = try Self.credentials(authorization: authorization, cryptoKey: headers["crypto-key"] ?? [])
@@ -77,13 +78,13 @@ public struct VAPIDVerifier: Sendable {
     static func credentials(authorization: String, cryptoKey: [String]) throws(Failure) -> (token: String, key: String) {
         let space = authorization.firstIndex(of: " ") ?? authorization.endIndex
         let scheme = authorization[..<space].lowercased()
-        let rest = authorization[space...].trimmingCharacters(in: .whitespaces)
+        let rest = authorization[space...].trimmingSpaces
         switch scheme {
         case "vapid":
             var token: String?
             var key: String?
             for item in rest.split(separator: ",") {
-                let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
                 guard parts.count == 2 else { continue }
                 switch parts[0].lowercased() {
                 case "t": token = parts[1]
