@@ -142,6 +142,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldSilent",
+            dependencies: [
+                "HeraldCluster",
+                "HeraldConfig",
+                "HeraldCore",
+                "HeraldDelivery",
+                "HeraldFrontDoor",
+                "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["Protobuf/push_registration.proto"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldWebPush",
             dependencies: [
                 "HeraldConfig",
@@ -210,6 +229,7 @@ let package = Package(
                 "HeraldDelivery",
                 "HeraldGorush",
                 "HeraldStatus",
+                "HeraldSilent",
                 "HeraldStore",
                 "HeraldWebPush",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -450,12 +470,13 @@ let package = Package(
                 "HeraldStore",
                 "HeraldCore",
                 "HeraldTesting",
+                "HeraldSilent",
                 "HeraldWebPush",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
-            exclude: ["EndToEnd/webpush"],
+            exclude: ["EndToEnd/webpush", "EndToEnd/silent"],
             swiftSettings: swiftSettings
         ),
     ]

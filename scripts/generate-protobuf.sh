@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the committed Swift for every .proto in Sources/HeraldStatus/Protobuf (*.pb.swift next to
-# each .proto). The generated code is committed instead of using the SwiftPM protobuf plugin, which
+# Regenerates the committed Swift for every .proto in Sources/*/Protobuf (*.pb.swift next to each
+# .proto). The generated code is committed instead of using the SwiftPM protobuf plugin, which
 # compiles protoc from source (~8 min on a cold build). Run after editing a .proto; commit the result.
 # protoc-gen-swift comes from $PROTOC_GEN_SWIFT, else PATH (if it is the right version), else it is
 # built once from swift-protobuf into a cache directory.
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 # Keep in step with the swift-protobuf version in Package.swift: generated code targets that runtime.
 swift_protobuf_version=1.39.0
-proto_dir=Sources/HeraldStatus/Protobuf
+proto_dirs=(Sources/HeraldStatus/Protobuf Sources/HeraldSilent/Protobuf)
 cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/herald/protoc-gen-swift-$swift_protobuf_version"
 
 command -v protoc >/dev/null || {
@@ -45,15 +45,16 @@ version="$(plugin_version "$plugin")"
     || echo "generate-protobuf: warning: $plugin is version ${version:-unknown}, Herald uses $swift_protobuf_version" >&2
 
 shopt -s nullglob
-protos=("$proto_dir"/*.proto)
-[ ${#protos[@]} -gt 0 ] || { echo "generate-protobuf: no .proto files in $proto_dir" >&2; exit 1; }
-
-protoc --plugin=protoc-gen-swift="$plugin" \
-    --proto_path="$proto_dir" \
-    --swift_out="$proto_dir" \
-    --swift_opt=Visibility=Public \
-    --swift_opt=FileNaming=DropPath \
-    --swift_opt=UseAccessLevelOnImports=true \
-    "${protos[@]}"
-outputs=("${protos[@]/%.proto/.pb.swift}")
-echo "generate-protobuf: generated ${outputs[*]}"
+for proto_dir in "${proto_dirs[@]}"; do
+    protos=("$proto_dir"/*.proto)
+    [ ${#protos[@]} -gt 0 ] || { echo "generate-protobuf: no .proto files in $proto_dir" >&2; exit 1; }
+    protoc --plugin=protoc-gen-swift="$plugin" \
+        --proto_path="$proto_dir" \
+        --swift_out="$proto_dir" \
+        --swift_opt=Visibility=Public \
+        --swift_opt=FileNaming=DropPath \
+        --swift_opt=UseAccessLevelOnImports=true \
+        "${protos[@]}"
+    outputs=("${protos[@]/%.proto/.pb.swift}")
+    echo "generate-protobuf: generated ${outputs[*]}"
+done

@@ -22,9 +22,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The Web Push relay's tests send real pushes with pywebpush (and py-vapid) and decrypt what the
-# mock APNs received with http_ece: independent implementations, from PyPI.
-python_packages=("pywebpush==2.5.0" "http-ece==1.2.1" "py-vapid==1.9.6")
-if ! python3 -c "import pywebpush, http_ece, py_vapid" 2>/dev/null; then
+# mock APNs received with http_ece; the silent-sync tests register with Google's protobuf runtime:
+# independent implementations, from PyPI.
+python_packages=("pywebpush==2.5.0" "http-ece==1.2.1" "py-vapid==1.9.6" "protobuf" "requests")
+if ! python3 -c "import pywebpush, http_ece, py_vapid, google.protobuf, requests" 2>/dev/null; then
     echo "install-deps: installing ${python_packages[*]} from PyPI"
     python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}" >/dev/null
 fi

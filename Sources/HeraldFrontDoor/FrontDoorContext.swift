@@ -21,6 +21,8 @@ public struct FrontDoorContext: Sendable {
     public var router: ClusterRouter?
     /// Times rate limits and expiries (a test clock in tests).
     public var clock: any Clock<Duration>
+    /// Disables a registration whose token is dead or has moved, through its partition's owner.
+    public var deadTokens: (any DeadTokenHandler)?
 
     public init(
         registry: Registry,
@@ -30,9 +32,11 @@ public struct FrontDoorContext: Sendable {
         logger: Logger,
         configurationText: String? = nil,
         router: ClusterRouter? = nil,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        deadTokens: (any DeadTokenHandler)? = nil
     ) {
         self.clock = clock
+        self.deadTokens = deadTokens
         self.router = router
         self.registry = registry
         self.markers = markers

@@ -1,6 +1,7 @@
 public import HeraldDelivery
 public import HeraldFrontDoor
 import HeraldGorush
+import HeraldSilent
 import HeraldStatus
 import HeraldWebPush
 
@@ -11,6 +12,7 @@ extension HeraldNode {
         GorushFrontDoor.self,
         StatusFrontDoor.self,
         WebPushFrontDoor.self,
+        SilentFrontDoor.self,
     ]
 
     /// The providers an app can be configured with (`apps.<app>.<provider>.*`). A new provider is

@@ -149,7 +149,8 @@ public struct HeraldNode: Sendable {
             logger: logger,
             configurationText: configurationText,
             router: cluster?.router,
-            clock: clock
+            clock: clock,
+            deadTokens: deadTokens
         )
         let frontDoors = try frontDoorTypes.compactMap { try Self.make($0, configuration: configuration, context: context) }
 

@@ -9,7 +9,8 @@ public final class LocalStore: Sendable {
         static let records = "registry"
         static let meta = "meta"
         static let markers = "markers"
-        static let all = [log, records, meta, markers]
+        static let tokens = "tokens"
+        static let all = [log, records, meta, markers, tokens]
     }
 
     public let environment: LMDBEnvironment
@@ -28,7 +29,8 @@ public final class LocalStore: Sendable {
             writer: writer,
             records: environment.database(DatabaseName.records),
             meta: environment.database(DatabaseName.meta),
-            localLog: environment.database(DatabaseName.log)
+            localLog: environment.database(DatabaseName.log),
+            tokens: environment.database(DatabaseName.tokens)
         )
         self.markers = try MessageMarkers(writer: writer, database: environment.database(DatabaseName.markers))
     }

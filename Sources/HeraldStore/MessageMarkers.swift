@@ -20,6 +20,8 @@ public actor MessageMarkers {
         /// Device tokens a provider declared dead, by relay app, so the Web Push relay answers
         /// 410 without asking the provider again.
         public static let webPushDeadToken = Namespace(rawValue: 4)
+        /// Silent-sync broadcasts: each one's progress and cursor, so a restart resumes it.
+        public static let silentBroadcast = Namespace(rawValue: 5)
     }
 
     static let sweepBatch = 256
@@ -106,6 +108,22 @@ public actor MessageMarkers {
         return try self.writer.environment.read { txn in
             guard let stored = try txn.value(in: database, key: [namespace.rawValue] + id), Self.expiry(stored) > now else { return nil }
             return Array(stored.dropFirst(8))
+        }
+    }
+
+    /// Every unexpired marker of `namespace`: its id and value. Reads the whole namespace: for
+    /// small ones read at start (broadcasts to resume), never for dedup namespaces.
+    public nonisolated func entries(in namespace: Namespace, now: UInt64) throws -> [(id: [UInt8], value: [UInt8])] {
+        let database = self.database
+        return try self.writer.environment.read { txn in
+            var found: [(id: [UInt8], value: [UInt8])] = []
+            try txn.forEach(in: database, from: [namespace.rawValue]) { key, stored in
+                guard key.first == namespace.rawValue else { return false }
+                let bytes = Array(stored)
+                if Self.expiry(bytes) > now { found.append((Array(key.dropFirst()), Array(bytes.dropFirst(8)))) }
+                return true
+            }
+            return found
         }
     }
 

@@ -68,13 +68,15 @@ import Testing
     @Test func everyKeyIsSettableByItsDocumentedVariableAndFlag() async throws {
         // delivery.default-app must name a configured app (appsAreFoundInTheFile… covers it),
         // cluster.etcd-endpoints needs cluster.secret (etcdEndpointsAreAList… covers it), and
-        // webpush.vapid-keys needs webpush.vapid-audience (WebPushConfigurationTests covers it).
+        // webpush.vapid-keys needs webpush.vapid-audience (WebPushConfigurationTests covers it),
+        // and silent.sandbox-app needs silent.app (SilentEndToEndTests set both).
         // Values with a syntax of their own.
         let samples = [
             "webpush.relays": "mast=mast",
             "webpush.vapid-audience": "https://relay.example",
+            "silent.services": "extra=extra",
         ]
-        let skipped = ["delivery.default-app", "cluster.etcd-endpoints", "webpush.vapid-keys"]
+        let skipped = ["delivery.default-app", "cluster.etcd-endpoints", "webpush.vapid-keys", "silent.sandbox-app"]
         for key in HeraldConfiguration.keys where !key.isTemplate && !skipped.contains(key.name) {
             let value = samples[key.name] ?? key.defaultValue ?? (key.name.hasSuffix("url") || key.name.hasSuffix("endpoints") ? "https://example.com/hook" : "token")
             let fromEnvironment = try await load(environment: [key.environmentVariable: value])

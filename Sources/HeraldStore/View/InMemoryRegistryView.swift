@@ -58,6 +58,28 @@ public final class InMemoryRegistryView: RegistryView {
         for subject in subjects.sorted(by: { $0.lexicographicallyPrecedes($1) }) { try body(subject) }
     }
 
+    public func keys(holdingToken token: String, app: String?, scope: RegistrationScope) -> [RegistrationKey] {
+        self.state.withLock { state in
+            state.records.compactMap { key, record in
+                guard key.scope == scope, let registration = record.registration, registration.enabled,
+                    registration.device.token == token, registration.device.app == app
+                else { return nil }
+                return key
+            }
+        }
+    }
+
+    public func registrations(keyPrefix: [UInt8], after cursor: [UInt8]?, limit: Int) -> (registrations: [Registration], next: [UInt8]?) {
+        let entries: [(key: [UInt8], registration: Registration?)] = self.state.withLock { state in
+            state.records.map { (key: $0.key.storeKeyBytes, registration: $0.value.registration) }
+        }
+        let page = entries
+            .filter { entry in entry.key.starts(with: keyPrefix) && (cursor.map { $0.lexicographicallyPrecedes(entry.key) } ?? true) }
+            .sorted { $0.key.lexicographicallyPrecedes($1.key) }
+            .prefix(limit)
+        return (page.compactMap(\.registration), page.last?.key)
+    }
+
     public func recordCount() -> Int {
         self.state.withLock { $0.records.count }
     }

@@ -5,6 +5,8 @@ public import HeraldCore
 public final class LMDBRegistryView: RegistryView {
     static let appliedKey = "applied-position"
     static let sourceKey = "log-source"
+    /// Set once the token index covers every record (stores from before it are indexed at open).
+    static let tokenIndexKey = "token-index"
 
     private let writer: StoreWriter
     private let environment: LMDBEnvironment
@@ -14,11 +16,14 @@ public final class LMDBRegistryView: RegistryView {
     private let observers = ApplyObservers()
     private let sourceClaimed = PositionSignal(position: 0)
     private let localLog: LMDBDatabase?
+    private let tokens: LMDBDatabase?
 
     /// `localLog` is the store's own log database: whether it holds entries tells which log built
     /// a view from before sources were recorded.
-    public init(writer: StoreWriter, records: LMDBDatabase, meta: LMDBDatabase, localLog: LMDBDatabase? = nil) throws {
+    /// a view from before sources were recorded. `tokens` holds the token index.
+    public init(writer: StoreWriter, records: LMDBDatabase, meta: LMDBDatabase, localLog: LMDBDatabase? = nil, tokens: LMDBDatabase? = nil) throws {
         self.localLog = localLog
+        self.tokens = tokens
         self.writer = writer
         self.environment = writer.environment
         self.records = records
@@ -26,6 +31,25 @@ public final class LMDBRegistryView: RegistryView {
         let metaTable = self.meta
         let applied = try writer.environment.read { txn in try metaTable.get(Self.appliedKey, in: txn) ?? 0 }
         self.appliedSignal = PositionSignal(position: applied)
+        if let tokens { try Self.buildTokenIndex(environment: writer.environment, records: records, meta: metaTable, tokens: tokens) }
+    }
+
+    /// Indexes every live registration once, for a store written before the index existed. At
+    /// open, before anything else writes.
+    private static func buildTokenIndex(environment: LMDBEnvironment, records: LMDBDatabase, meta: Table<String, UInt64>, tokens: LMDBDatabase) throws {
+        guard try environment.read({ txn in try meta.get(Self.tokenIndexKey, in: txn) }) != 1 else { return }
+        try environment.withWriteTransaction { txn in
+            var entries: [[UInt8]] = []
+            try txn.forEach(in: records) { keyBytes, value in
+                let key = try RegistrationKey(storeKeyBytes: keyBytes)
+                if let registration = try RegistryRecord(key: key, storedValue: value).registration, registration.enabled {
+                    entries.append(TokenIndex.entry(registration))
+                }
+                return true
+            }
+            for entry in entries { try txn.put([1], in: tokens, key: entry) }
+            try meta.put(1, for: Self.tokenIndexKey, in: txn)
+        }
     }
 
     public func appliedPosition() throws -> LogPosition {
@@ -37,11 +61,18 @@ public final class LMDBRegistryView: RegistryView {
         guard !entries.isEmpty else { return }
         let records = self.records
         let meta = self.meta
+        let tokens = self.tokens
         let applied = try await self.writer.write { txn in
             let applied = try entries.apply(
                 after: try meta.get(Self.appliedKey, in: txn) ?? 0,
                 read: { key in try Self.record(for: key, in: records, txn: txn) },
-                write: { key, record in try txn.put(record.storedValue(), in: records, key: key.storeKeyBytes) }
+                write: { key, record in
+                    if let tokens {
+                        let old = try Self.record(for: key, in: records, txn: txn)?.registration
+                        try TokenIndex.update(from: old, to: record.registration, in: tokens, txn: txn)
+                    }
+                    try txn.put(record.storedValue(), in: records, key: key.storeKeyBytes)
+                }
             )
             try meta.put(applied, for: Self.appliedKey, in: txn)
             return applied
@@ -98,6 +129,42 @@ public final class LMDBRegistryView: RegistryView {
                 try body(key.subject)
                 return true
             }
+        }
+    }
+
+    public func keys(holdingToken token: String, app: String?, scope: RegistrationScope) throws -> [RegistrationKey] {
+        guard let tokens = self.tokens else {
+            throw StoreError(.lmdb, "this view was opened without its token index")
+        }
+        let prefix = TokenIndex.prefix(scope: scope, app: app, token: token)
+        return try self.environment.read { txn in
+            var keys: [RegistrationKey] = []
+            try txn.forEach(in: tokens, from: prefix) { entry, _ in
+                guard entry.starts(with: prefix) else { return false }
+                keys.append(try RegistrationKey(storeKeyBytes: UnsafeRawBufferPointer(rebasing: entry[prefix.count...])))
+                return true
+            }
+            return keys
+        }
+    }
+
+    public func registrations(keyPrefix: [UInt8], after cursor: [UInt8]?, limit: Int) throws -> (registrations: [Registration], next: [UInt8]?) {
+        let database = self.records
+        return try self.environment.read { txn in
+            var found: [Registration] = []
+            var last: [UInt8]?
+            try txn.forEach(in: database, from: cursor ?? keyPrefix) { keyBytes, value in
+                guard keyBytes.starts(with: keyPrefix) else { return false }
+                if let cursor, keyBytes.elementsEqual(cursor) { return true }
+                guard found.count < limit else { return false }
+                let key = try RegistrationKey(storeKeyBytes: keyBytes)
+                last = Array(keyBytes)
+                if let registration = try RegistryRecord(key: key, storedValue: value).registration {
+                    found.append(registration)
+                }
+                return true
+            }
+            return (found, last)
         }
     }
 

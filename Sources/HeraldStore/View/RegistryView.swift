@@ -21,6 +21,14 @@ public protocol RegistryView: Sendable {
     /// order; for rebuilding per-subject state at start, not for request paths.
     func forEachSubject(scope: RegistrationScope, _ body: ([UInt8]) throws -> Void) throws
 
+    /// Keys of the live, enabled registrations of `scope` whose device has `token` for `app`.
+    func keys(holdingToken token: String, app: String?, scope: RegistrationScope) throws -> [RegistrationKey]
+
+    /// Up to `limit` live registrations whose stored key starts with `keyPrefix`, in key order
+    /// after `cursor` (a stored key from an earlier call), and the stored key to continue after
+    /// (`nil` when none was read). For walks over many registrations in bounded steps.
+    func registrations(keyPrefix: [UInt8], after cursor: [UInt8]?, limit: Int) throws -> (registrations: [Registration], next: [UInt8]?)
+
     /// Number of stored records, unregistered ones included.
     func recordCount() throws -> Int
 

@@ -12,7 +12,7 @@ import Testing
 /// The relay's answers (webpush-relay.md §5.4) and header mapping (§5.2–5.3), one test each,
 /// through a node whose APNs and FCM are the strict mocks.
 @Suite struct WebPushEndToEndTests {
-    typealias Harness = WebPushEndToEndHarness
+    typealias Harness = PushNodeHarness
 
     // MARK: Accepted
 

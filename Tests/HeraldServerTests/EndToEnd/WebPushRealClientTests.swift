@@ -9,7 +9,7 @@ import Testing
 /// received is decoded and decrypted by http_ece with each subscription's private key, in Python,
 /// sharing no code with Herald. The plaintext must come back byte for byte.
 @Suite struct WebPushRealClientTests {
-    typealias Harness = WebPushEndToEndHarness
+    typealias Harness = PushNodeHarness
 
     static let publicOrigin = "https://relay.herald.test"
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("webpush/relay_client.py").path

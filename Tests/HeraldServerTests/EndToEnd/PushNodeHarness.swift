@@ -9,11 +9,13 @@ import HTTPTypes
 import Logging
 import NIOCore
 
-/// A node relaying Web Push as an operator sets it up: `/relay-to/production/…` to app `toot`
-/// (the strict mock APNs `production`), every other environment to `toot-dev` (a second mock,
-/// `sandbox`), and `/relay-to-fcm/droid/…` to the strict mock FCM. The API has a bearer token,
-/// which relay senders never send.
-struct WebPushEndToEndHarness {
+/// A node with three apps on strict mocks, as an operator sets one up: `toot` (the mock APNs
+/// `production`, and the mock FCM), `toot-dev` (a second mock APNs, `sandbox`) and `droid` (the
+/// mock FCM). By default its front door is the Web Push relay: `/relay-to/production/…` to
+/// `toot`, every other environment to `toot-dev`, `/relay-to-fcm/droid/…`; `frontDoorYAML`
+/// replaces that. The API has a bearer token, which relay senders and registering apps never
+/// send.
+struct PushNodeHarness {
     static let topic = "cx.c3.toot"
     static let apiToken = "api-s3cret"
 
@@ -22,13 +24,23 @@ struct WebPushEndToEndHarness {
     let fcm: MockFCM
     let client: any TestClientProtocol
     let directory: String
+    let node: HeraldNode
+
+    static let webPushYAML = """
+        webpush:
+          production-app: toot
+          sandbox-app: toot-dev
+          fcm-apps: droid
+
+        """
 
     static func with(
+        frontDoorYAML: String = PushNodeHarness.webPushYAML,
         extraYAML: String = "",
         clock: any Clock<Duration> = ContinuousClock(),
         setup: TestingSetup = .router,
         prepare: @Sendable (String) throws -> Void = { _ in },
-        _ body: @escaping @Sendable (WebPushEndToEndHarness) async throws -> Void
+        _ body: @escaping @Sendable (PushNodeHarness) async throws -> Void
     ) async throws {
         try await withTemporaryDirectory { directory in
             let key = P256.Signing.PrivateKey()
@@ -64,6 +76,11 @@ struct WebPushEndToEndHarness {
                           host: 127.0.0.1
                           port: \(production.port)
                           ca-file: \(directory)/production-ca.pem
+                        fcm:
+                          service-account-file: \(directory)/sa.json
+                          host: 127.0.0.1
+                          port: \(fcm.port)
+                          ca-file: \(directory)/fcm-ca.pem
                       toot-dev:
                         apns:
                           key-file: \(directory)/key.p8
@@ -80,17 +97,13 @@ struct WebPushEndToEndHarness {
                           host: 127.0.0.1
                           port: \(fcm.port)
                           ca-file: \(directory)/fcm-ca.pem
-                    webpush:
-                      production-app: toot
-                      sandbox-app: toot-dev
-                      fcm-apps: droid
 
-                    """ + extraYAML
+                    """ + frontDoorYAML + extraYAML
                 try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
                 let effective = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml"))
                 let node = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"), clock: clock)
                 try await node.application.test(setup) { client in
-                    try await body(WebPushEndToEndHarness(production: production, sandbox: sandbox, fcm: fcm, client: client, directory: directory))
+                    try await body(PushNodeHarness(production: production, sandbox: sandbox, fcm: fcm, client: client, directory: directory, node: node))
                 }
             } catch {
                 await stopPeers()
@@ -128,7 +141,7 @@ struct WebPushEndToEndHarness {
     /// Posts `body` to `path` with `headers`; `changes` replaces or removes (`nil`) headers.
     func post(
         _ path: String,
-        headers: HTTPFields = WebPushEndToEndHarness.standard,
+        headers: HTTPFields = PushNodeHarness.standard,
         changes: [String: String?] = [:],
         body: [UInt8] = Array(repeating: 7, count: 120)
     ) async throws -> TestResponse {

@@ -1,0 +1,80 @@
+import Synchronization
+
+/// At most `perHour` silent pushes a device an hour, evenly refilled (a token bucket of
+/// `perHour`), and at most one pending per device: a push for a device whose last one has not
+/// been answered is coalesced into it, as the device would keep only the newest anyway.
+///
+/// Devices are known by 8 bytes of their key's hash, so a broadcast to a million devices keeps
+/// a million small entries; past `capacity` the ones refilled are forgotten (the same as never
+/// seen), then the least recently used half.
+final class DeviceRateLimiter: Sendable {
+    enum Decision: Equatable {
+        case send
+        case coalesced
+        case throttled
+    }
+
+    private struct Bucket {
+        var tokens: Float
+        /// Seconds since the limiter's origin.
+        var updated: Float
+        var pending: Bool
+    }
+
+    let perHour: Int
+    let capacity: Int
+    private let elapsed: @Sendable () -> Duration
+    private let buckets = Mutex([UInt64: Bucket]())
+
+    init<C: Clock>(perHour: Int, capacity: Int = 4_000_000, clock: C) where C.Duration == Duration {
+        let origin = clock.now
+        self.perHour = perHour
+        self.capacity = max(capacity, 2)
+        self.elapsed = { origin.duration(to: clock.now) }
+    }
+
+    /// Decides whether `device` gets a push now; `.send` marks it pending until `finished`.
+    func take(_ device: UInt64) -> Decision {
+        let now = Float(self.elapsed().components.seconds)
+        let burst = Float(self.perHour)
+        let perSecond = burst / 3600
+        return self.buckets.withLock { buckets in
+            var bucket = buckets[device] ?? Bucket(tokens: burst, updated: now, pending: false)
+            if bucket.pending { return .coalesced }
+            if self.perHour > 0 {
+                bucket.tokens = min(burst, bucket.tokens + max(now - bucket.updated, 0) * perSecond)
+                bucket.updated = now
+                guard bucket.tokens >= 1 else {
+                    buckets[device] = bucket
+                    return .throttled
+                }
+                bucket.tokens -= 1
+            }
+            bucket.pending = true
+            if buckets[device] == nil, buckets.count >= self.capacity {
+                Self.evict(&buckets, now: now, refill: burst / max(perSecond, 1e-9), capacity: self.capacity)
+            }
+            buckets[device] = bucket
+            return .send
+        }
+    }
+
+    /// The device's push was answered: the next one is a new push, not a coalesced one.
+    func finished(_ device: UInt64) {
+        self.buckets.withLock { buckets in
+            guard var bucket = buckets[device] else { return }
+            bucket.pending = false
+            // Without a limit, nothing needs remembering once nothing is pending.
+            if self.perHour == 0 { buckets[device] = nil } else { buckets[device] = bucket }
+        }
+    }
+
+    var count: Int { self.buckets.withLock { $0.count } }
+
+    private static func evict(_ buckets: inout [UInt64: Bucket], now: Float, refill: Float, capacity: Int) {
+        buckets = buckets.filter { $0.value.pending || now - $0.value.updated < refill }
+        guard buckets.count >= capacity else { return }
+        let idle = buckets.filter { !$0.value.pending }.sorted { $0.value.updated < $1.value.updated }
+        for (device, _) in idle.prefix(buckets.count / 2) { buckets.removeValue(forKey: device) }
+    }
+}

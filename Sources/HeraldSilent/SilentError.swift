@@ -1,0 +1,28 @@
+/// Why a silent-sync request is refused, with its HTTP status.
+public enum SilentError: Error, Equatable, CustomStringConvertible {
+    case malformed(String)
+    case unsupportedMediaType(String?)
+    /// The service cannot deliver to this kind of device (no credentials for it).
+    case notServed(String)
+    case unknownService(String)
+    /// The registration's partition has no owner now (cluster).
+    case unavailable(String)
+
+    public var status: Int {
+        switch self {
+        case .malformed, .notServed: 400
+        case .unsupportedMediaType: 415
+        case .unknownService: 404
+        case .unavailable: 503
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .malformed(let detail), .notServed(let detail), .unavailable(let detail): detail
+        case .unsupportedMediaType(let type):
+            "Content-Type \(type.map { "'\($0.prefix(60))'" } ?? "is missing"): send application/x-protobuf, application/protobuf or application/json"
+        case .unknownService(let name): "no silent-sync service '\(name.prefix(60))' is configured"
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HeraldCluster
+import HeraldCore
+import HTTPTypes
+public import Hummingbird
+
+/// The silent-sync HTTP surface: NotifyMe's registration paths (public: apps send no credential;
+/// the `deviceId` itself guards a registration), and the "sync now" and broadcast API behind the
+/// node's API token.
+public struct SilentRoutes<Context: RequestContext>: Sendable {
+    let sync: SilentSync
+
+    public init(sync: SilentSync) {
+        self.sync = sync
+    }
+
+    public func registerPublic(on router: some RouterMethods<Context>) {
+        for service in self.sync.services.values.sorted(by: { $0.name < $1.name }) {
+            for version in ["v3", "v1"] {
+                router.post(RouterPath(stringLiteral: "\(service.pathPrefix)/\(version)/register")) { request, _ in
+                    await self.register(request, service: service, forwardedFrom: nil)
+                }
+            }
+        }
+    }
+
+    public func registerAPI(on router: some RouterMethods<Context>) {
+        router.post("/silent/v1/sync") { request, _ in
+            try await self.syncNow(request)
+        }
+        router.post("/silent/v1/broadcasts") { request, _ in
+            try await self.startBroadcast(request)
+        }
+        router.get("/silent/v1/broadcasts/:id") { _, context in
+            let id = context.parameters.get("id") ?? ""
+            guard let broadcast = await self.sync.broadcasts.broadcast(id: id) else {
+                return Self.error(404, "no broadcast '\(id.prefix(40))'")
+            }
+            return Self.json(200, broadcast.publicJSON)
+        }
+        router.delete("/silent/v1/broadcasts/:id") { _, context in
+            let id = context.parameters.get("id") ?? ""
+            guard let broadcast = try await self.sync.broadcasts.cancel(id: id) else {
+                return Self.error(404, "no broadcast '\(id.prefix(40))'")
+            }
+            return Self.json(200, broadcast.publicJSON)
+        }
+    }
+
+    public func registerInternal(on router: some RouterMethods<Context>) {
+        router.post(RouterPath(stringLiteral: SilentSync.internalRegisterPath + ":service")) { request, context in
+            guard let service = try? self.sync.service(named: context.parameters.get("service") ?? "") else {
+                return Self.error(404, "no such silent service")
+            }
+            let from = HTTPField.Name(ClusterRouter.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
+            return await self.register(request, service: service, forwardedFrom: from)
+        }
+    }
+
+    private func register(_ request: Request, service: SilentService, forwardedFrom: String?) async -> Response {
+        do {
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: 16 << 10)
+            } catch {
+                throw SilentError.malformed("the body is larger than a registration can be (16 KiB)")
+            }
+            let registration = try SilentRegistrationRequest(body: Array(buffer: body), contentType: request.headers[.contentType])
+            try await self.sync.register(registration, service: service, forwardedFrom: forwardedFrom)
+            // NotifyMe's backend answers 200 with an empty body.
+            return Response(status: .ok)
+        } catch let error as SilentError {
+            var response = Self.error(error.status, error.description)
+            if error.status == 503 { response.headers[.retryAfter] = "5" }
+            return response
+        } catch {
+            return Self.error(500, "\(error)")
+        }
+    }
+
+    struct SyncRequest: Decodable {
+        var service: String?
+        var deviceIDs: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case service
+            case deviceIDs = "device_ids"
+        }
+    }
+
+    private func syncNow(_ request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: 1 << 20)
+        guard let sync = try? JSONDecoder().decode(SyncRequest.self, from: Data(body.readableBytesView)) else {
+            return Self.error(400, #"the body must be {"service": "<name>", "device_ids": ["<deviceId>", …]}"#)
+        }
+        guard !sync.deviceIDs.isEmpty, sync.deviceIDs.count <= SilentSync.maximumDevicesPerRequest else {
+            return Self.error(400, "device_ids must list 1 to \(SilentSync.maximumDevicesPerRequest) devices; use a broadcast for all")
+        }
+        let service: SilentService
+        do {
+            service = try self.sync.service(named: sync.service ?? SilentService.defaultName)
+        } catch {
+            return Self.error(error.status, error.description)
+        }
+        let counts = await self.sync.sync(service: service, deviceIDs: sync.deviceIDs)
+        var fields = SilentSender.Outcome.allCases.map { #""\#($0.rawValue)":\#(counts[$0] ?? 0)"# }
+        fields.sort()
+        return Self.json(200, Array("{\(fields.joined(separator: ","))}".utf8))
+    }
+
+    private func startBroadcast(_ request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: 1 << 16)
+        let name = (try? JSONDecoder().decode([String: String].self, from: Data(body.readableBytesView)))?["service"] ?? SilentService.defaultName
+        let service: SilentService
+        do {
+            service = try self.sync.service(named: name)
+        } catch {
+            return Self.error(error.status, error.description)
+        }
+        let broadcast = try await self.sync.broadcasts.start(service: service.name)
+        var response = Self.json(202, broadcast.publicJSON)
+        response.headers[.location] = "/silent/v1/broadcasts/\(broadcast.id)"
+        return response
+    }
+
+    static func json(_ status: Int, _ body: [UInt8]) -> Response {
+        Response(status: .init(code: status), headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func error(_ status: Int, _ message: String) -> Response {
+        Self.json(status, JSONValue.object([("error", .string(message))]).bytes)
+    }
+}

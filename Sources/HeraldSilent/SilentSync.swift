@@ -1,0 +1,92 @@
+import Foundation
+public import HeraldCluster
+public import HeraldCore
+public import HeraldDelivery
+public import HeraldStore
+public import Logging
+
+/// The silent-sync front door's work apart from HTTP: registrations (at their partition's owner
+/// in a cluster), "sync now" sends and broadcasts.
+public struct SilentSync: Sendable {
+    public static let internalRegisterPath = "/internal/v1/silent/register/"
+    /// Device ids one sync request may name.
+    public static let maximumDevicesPerRequest = 1000
+
+    let services: [String: SilentService]
+    let pool: DeliveryPool
+    let registrations: SilentRegistrations
+    let view: any RegistryView
+    let sender: SilentSender
+    public let broadcasts: SilentBroadcasts
+    let metrics: SilentMetrics
+    let router: ClusterRouter?
+    let logger: Logger
+    let wallClock: @Sendable () -> Date
+
+    /// The app a registration of `type` reaches in `service`, if the service delivers to it.
+    func app(for type: SilentRegistrationRequest.PushType, in service: SilentService) -> String? {
+        switch type {
+        case .ios: self.pool.provider(app: service.app, platform: .apns) != nil ? service.app : nil
+        case .and: self.pool.provider(app: service.app, platform: .fcm) != nil ? service.app : nil
+        case .iod: service.sandboxApp.flatMap { self.pool.provider(app: $0, platform: .apns) != nil ? $0 : nil }
+        }
+    }
+
+    func service(named name: String) throws(SilentError) -> SilentService {
+        guard let service = self.services[name] else { throw .unknownService(name) }
+        return service
+    }
+
+    /// Registers, moves or unregisters, here when this node owns the registration's partition,
+    /// else at its owner. `forwardedFrom` is the node that forwarded it here.
+    func register(_ request: SilentRegistrationRequest, service: SilentService, forwardedFrom: String? = nil) async throws(SilentError) {
+        let appID = self.app(for: request.pushType, in: service)
+        if request.token != nil, appID == nil {
+            throw .notServed("this service does not deliver to \(request.pushType.rawValue) devices (no credentials for them)")
+        }
+        let key = SilentRegistrations.key(service: service.name, deviceID: request.deviceID)
+        if let router = self.router {
+            switch router.decide(partition: router.partition(scope: key.scope, subject: key.subject), forwardedFrom: forwardedFrom) {
+            case .local:
+                break
+            case .unavailable(let reason):
+                throw .unavailable(reason)
+            case .forward(let owner):
+                do {
+                    _ = try await router.forward(request.json, path: Self.internalRegisterPath + service.name, to: owner)
+                    return
+                } catch {
+                    throw .unavailable("the registration's owner \(owner.id) did not take it: \(error)")
+                }
+            }
+        }
+        do {
+            let action = try await self.registrations.apply(request, service: service, appID: appID, now: self.wallClock())
+            self.metrics.registered(service: service.name, action: action.rawValue)
+            self.logger.debug("silent registration", metadata: ["service": "\(service.name)", "registration": "\(key)", "action": "\(action.rawValue)"])
+        } catch let error as SilentError {
+            throw error
+        } catch {
+            self.logger.error("silent registration not stored", metadata: ["registration": "\(key)", "error": "\(error)"])
+            throw .unavailable("the registration could not be stored now")
+        }
+    }
+
+    /// Sends a silent push to each of `deviceIDs` of `service`; counts by outcome.
+    func sync(service: SilentService, deviceIDs: [String]) async -> [SilentSender.Outcome: Int] {
+        let sender = self.sender
+        let view = self.view
+        return await withTaskGroup(of: SilentSender.Outcome.self) { group in
+            for deviceID in Set(deviceIDs) {
+                group.addTask {
+                    let key = SilentRegistrations.key(service: service.name, deviceID: deviceID)
+                    guard let registration = (try? view.record(for: key))?.flatMap(\.registration) else { return .unregistered }
+                    return await sender.send(to: registration, service: service.name)
+                }
+            }
+            var counts: [SilentSender.Outcome: Int] = [:]
+            for await outcome in group { counts[outcome, default: 0] += 1 }
+            return counts
+        }
+    }
+}
