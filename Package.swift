@@ -328,6 +328,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldCrypto",
                 "HeraldDelivery",
+                "HeraldSilent",
                 "HeraldStore",
                 "HeraldTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

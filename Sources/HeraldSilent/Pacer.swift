@@ -13,6 +13,11 @@ struct Pacer: Sendable {
     /// Time since the pacer was made.
     var now: Duration { self.elapsed() }
 
+    /// Whether one more item after `count` since `start` fits `perSecond` now.
+    func isDue(sent count: Int, since start: Duration, perSecond: Int) -> Bool {
+        self.elapsed() >= start + .seconds(Double(count) / Double(max(perSecond, 1)))
+    }
+
     /// Returns once `count` items since `start` fit `perSecond`; throws when cancelled.
     func wait(sent count: Int, since start: Duration, perSecond: Int) async throws {
         let due = start + .seconds(Double(count) / Double(max(perSecond, 1)))

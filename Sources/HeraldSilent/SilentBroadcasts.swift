@@ -3,11 +3,11 @@ import HeraldCore
 import HeraldStore
 import Logging
 
-/// Runs broadcasts: a walk over every registration of one service in key order, a batch at a
-/// time, sending each a silent push at no more than `silent.broadcast-rate` a second. After each
-/// batch its progress and cursor are written to LMDB, so a node that restarts resumes where the
-/// last batch ended (that batch's devices may get a second push; their limiter coalesces or
-/// throttles most). Dead tokens found on the way disable their registrations.
+/// Runs broadcasts: a walk over every registration of one service in key order, read a page at a
+/// time, sending each a silent push at no more than `silent.broadcast-rate` a second with up to
+/// `window` awaiting their answers. Every quarter second its progress and the cursor past the
+/// pages fully answered are written to LMDB, so a node that restarts resumes there (the devices
+/// of the pages in flight may get a second push; their limiter coalesces or throttles most). Dead tokens found on the way disable their registrations.
 ///
 /// A broadcast runs on the node that was asked; it reads that node's view, which holds every
 /// registration of the cluster.
@@ -15,6 +15,10 @@ public actor SilentBroadcasts {
     /// Registrations read and pushed at once, at most: about a tenth of a second's worth at the
     /// broadcast's rate, so pacing is smooth and a restart repeats little.
     static let maximumBatchSize = 1024
+    /// Pushes of a broadcast waiting for their answer at once.
+    static let window = 2048
+    /// How often progress and cursor are written while a broadcast runs.
+    static let persistInterval: Duration = .milliseconds(250)
     /// How long a finished broadcast stays readable.
     static let retention: TimeInterval = 7 * 86_400
 
@@ -113,43 +117,75 @@ public actor SilentBroadcasts {
         guard var broadcast = self.broadcasts[id] else { return }
         let prefix = SilentRegistrations.keyPrefix(service: broadcast.service)
         let started = self.pacer.now
-        var sent = 0
-        while !Task.isCancelled {
-            let page: (registrations: [Registration], next: [UInt8]?)
-            do {
-                page = try self.view.registrations(keyPrefix: prefix, after: broadcast.cursor, limit: self.batchSize)
-            } catch {
-                self.logger.error("silent broadcast cannot read the registry; it resumes at the next start", metadata: ["broadcast": "\(id)", "error": "\(error)"])
-                return
-            }
-            guard let next = page.next else {
-                broadcast.status = .done
-                broadcast.finishedAt = self.wallClock()
-                break
-            }
-            // Paced: the batch may start once the ones before it fit the rate.
-            do { try await self.pacer.wait(sent: sent, since: started, perSecond: self.rate) } catch { return }
-            let sender = self.sender
-            let service = broadcast.service
-            let outcomes = await withTaskGroup(of: SilentSender.Outcome.self) { group in
-                for registration in page.registrations where registration.enabled {
-                    group.addTask { await sender.send(to: registration, service: service) }
+        let sender = self.sender
+        let service = broadcast.service
+        // Pages are read ahead of the pushes; the persisted cursor only passes a page once every
+        // push of it and of the pages before it has an answer.
+        var readCursor = broadcast.cursor
+        var queue: [(page: Int, registration: Registration)] = []
+        var queued = 0
+        var pageEnds: [Int: (next: [UInt8], size: Int, remaining: Int)] = [:]
+        var nextPage = 0
+        var firstOpenPage = 0
+        var exhausted = false
+        var launched = 0
+        var inFlight = 0
+        var lastPersisted = self.pacer.now
+        await withTaskGroup(of: (page: Int, outcome: SilentSender.Outcome).self) { group in
+            while !Task.isCancelled {
+                if queued == queue.count, !exhausted {
+                    do {
+                        let page = try self.view.registrations(keyPrefix: prefix, after: readCursor, limit: self.batchSize)
+                        if let next = page.next {
+                            let live = page.registrations.filter(\.enabled)
+                            pageEnds[nextPage] = (next, page.registrations.count, live.count)
+                            queue = live.map { (nextPage, $0) }
+                            queued = 0
+                            nextPage += 1
+                            readCursor = next
+                        } else {
+                            exhausted = true
+                        }
+                    } catch {
+                        self.logger.error("silent broadcast cannot read the registry; it resumes at the next start", metadata: ["broadcast": "\(id)", "error": "\(error)"])
+                        return
+                    }
                 }
-                var outcomes: [SilentSender.Outcome] = []
-                for await outcome in group { outcomes.append(outcome) }
-                return outcomes
+                if queued < queue.count, inFlight < Self.window, self.pacer.isDue(sent: launched, since: started, perSecond: self.rate) {
+                    let (page, registration) = queue[queued]
+                    queued += 1
+                    group.addTask { (page, await sender.send(to: registration, service: service)) }
+                    launched += 1
+                    inFlight += 1
+                    continue
+                }
+                if inFlight > 0, let result = await group.next() {
+                    // Answers are taken whenever nothing may be launched, so progress keeps up.
+                    inFlight -= 1
+                    broadcast.count(result.outcome)
+                    pageEnds[result.page]?.remaining -= 1
+                } else if queued < queue.count {
+                    do { try await self.pacer.wait(sent: launched, since: started, perSecond: self.rate) } catch { return }
+                }
+                // Pages whose pushes all have answers move the cursor, in order.
+                while let end = pageEnds[firstOpenPage], end.remaining == 0 {
+                    broadcast.cursor = end.next
+                    broadcast.visited += end.size
+                    self.metrics.visited(service: service, count: end.size)
+                    pageEnds[firstOpenPage] = nil
+                    firstOpenPage += 1
+                }
+                if exhausted, queued == queue.count, inFlight == 0 { break }
+                if self.pacer.now - lastPersisted >= Self.persistInterval {
+                    lastPersisted = self.pacer.now
+                    self.broadcasts[id] = broadcast
+                    try? await self.persist(broadcast)
+                }
             }
-            // Counted after the batch: a cancelled walk resumes from the last persisted cursor.
-            for outcome in outcomes { broadcast.count(outcome) }
-            sent += outcomes.count
-            broadcast.visited += page.registrations.count
-            broadcast.cursor = next
-            self.metrics.visited(service: service, count: page.registrations.count)
-            if Task.isCancelled { return }
-            self.broadcasts[id] = broadcast
-            try? await self.persist(broadcast)
         }
         guard !Task.isCancelled else { return }
+        broadcast.status = .done
+        broadcast.finishedAt = self.wallClock()
         self.broadcasts[id] = broadcast
         self.tasks[id] = nil
         try? await self.persist(broadcast)

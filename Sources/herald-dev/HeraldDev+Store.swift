@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HeraldCore
+import HeraldSilent
 import HeraldStore
 import HeraldTesting
 import Logging
@@ -35,6 +37,10 @@ extension HeraldDev.Store {
         @Option(help: "Seed of the synthetic stream.") var seed: UInt64 = 1
         @Option(help: "Distinct subjects the stream draws from.") var subjects: Int = 50_000
         @Flag(help: "Skip fsync on commit (faster; not power-loss safe).") var noSync = false
+        @Option(help: "Write silent-sync registrations of this service instead (deviceId bench-device-<n>), for broadcast benchmarks.")
+        var silentService: String?
+        @Option(help: "With --silent-service: the app the devices reach.") var app: String = "bench"
+        @Option(help: "With --silent-service: every n-th device is an FCM device (0: none).") var fcmEvery: Int = 2
 
         func validate() throws {
             guard self.count >= 0, self.batch >= 1 else { throw ValidationError("--count must be ≥ 0 and --batch ≥ 1") }
@@ -47,12 +53,19 @@ extension HeraldDev.Store {
             let follower = store.follower(logger: logger)
             let following = Task { try await follower.run() }
             let stream = SyntheticCommands(seed: self.seed, subjects: self.subjects)
+            let command: (Int) -> RegistryCommand
+            if let service = self.silentService {
+                let (app, fcmEvery) = (self.app, self.fcmEvery)
+                command = { index in SilentBenchRegistrations.command(service: service, app: app, index: index, fcmEvery: fcmEvery) }
+            } else {
+                command = stream.command(at:)
+            }
             let start = ContinuousClock.now
             let base = Int(try await store.log.head())
             var appended = 0
             while appended < self.count {
                 let size = min(self.batch, self.count - appended)
-                try await store.log.append(stream.commands(base + appended..<base + appended + size))
+                try await store.log.append((base + appended..<base + appended + size).map(command))
                 appended += size
                 // Unbuffered, so a parent that kills this process knows what was acknowledged.
                 FileHandle.standardOutput.write(Data("appended \(appended)\n".utf8))
