@@ -142,6 +142,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldAries",
+            dependencies: [
+                "HeraldCluster",
+                "HeraldConfig",
+                "HeraldCore",
+                "HeraldDelivery",
+                "HeraldFrontDoor",
+                "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldSilent",
             dependencies: [
                 "HeraldCluster",
@@ -229,6 +245,7 @@ let package = Package(
                 "HeraldDelivery",
                 "HeraldGorush",
                 "HeraldStatus",
+                "HeraldAries",
                 "HeraldSilent",
                 "HeraldStore",
                 "HeraldWebPush",
@@ -471,6 +488,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldCore",
                 "HeraldTesting",
+                "HeraldAries",
                 "HeraldSilent",
                 "HeraldWebPush",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,5 +1,6 @@
 public import HeraldDelivery
 public import HeraldFrontDoor
+import HeraldAries
 import HeraldGorush
 import HeraldSilent
 import HeraldStatus
@@ -13,6 +14,7 @@ extension HeraldNode {
         StatusFrontDoor.self,
         WebPushFrontDoor.self,
         SilentFrontDoor.self,
+        AriesFrontDoor.self,
     ]
 
     /// The providers an app can be configured with (`apps.<app>.<provider>.*`). A new provider is

@@ -22,6 +22,8 @@ public actor MessageMarkers {
         public static let webPushDeadToken = Namespace(rawValue: 4)
         /// Silent-sync broadcasts: each one's progress and cursor, so a restart resumes it.
         public static let silentBroadcast = Namespace(rawValue: 5)
+        /// Aries `message_id`s a push was sent for, so a mediator's repeated notify pushes once.
+        public static let ariesMessage = Namespace(rawValue: 6)
     }
 
     static let sweepBatch = 256

@@ -1,0 +1,52 @@
+import Foundation
+import HeraldConfig
+import HeraldCore
+import HeraldDelivery
+public import HeraldFrontDoor
+import HeraldStore
+public import Hummingbird
+
+/// The Aries push-notification device-info protocols (RFC 0699, RFC 0734) for a mediator, when
+/// `aries.apns-app` or `aries.fcm-app` names an app.
+public struct AriesFrontDoor: FrontDoor {
+    public let service: AriesService
+    let configuration: AriesConfiguration
+
+    public static func make(configuration: AriesConfiguration, context: FrontDoorContext) throws -> AriesFrontDoor? {
+        guard configuration.isEnabled else { return nil }
+        guard let pool = context.delivery else {
+            throw ConfigurationError(.invalidValue, "the Aries front door needs the apps it pushes to: configure apps.<app>.apns.* or apps.<app>.fcm.*")
+        }
+        if let app = configuration.apnsApp, pool.provider(app: app, platform: .apns) == nil {
+            throw ConfigurationError(.invalidValue, "configuration key aries.apns-app names '\(app)', which is not an app with APNs credentials (apps.\(app).apns.*)")
+        }
+        if let app = configuration.fcmApp, pool.provider(app: app, platform: .fcm) == nil {
+            throw ConfigurationError(.invalidValue, "configuration key aries.fcm-app names '\(app)', which is not an app with FCM credentials (apps.\(app).fcm.*)")
+        }
+        let service = AriesService(
+            configuration: configuration,
+            registry: context.registry,
+            pool: pool,
+            markers: context.markers,
+            router: context.router,
+            metrics: AriesMetrics(factory: context.metrics),
+            logger: context.logger,
+            wallClock: { Date() }
+        )
+        return AriesFrontDoor(service: service, configuration: configuration)
+    }
+
+    public func registerRoutes(on router: some RouterMethods<HeraldRequestContext>) {
+        AriesRoutes<HeraldRequestContext>(service: self.service).register(on: router)
+    }
+
+    public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {
+        AriesRoutes<HeraldRequestContext>(service: self.service).registerInternal(on: router)
+    }
+
+    public var summary: FrontDoorSummary {
+        let protocols = [self.configuration.apnsApp.map { "push-notifications-apns → \($0)" }, self.configuration.fcmApp.map { "push-notifications-fcm → \($0)" }]
+            .compactMap { $0 }
+        return FrontDoorSummary("front door: Aries \(protocols.joined(separator: ", ")) at /aries/v1/* (\(self.configuration.style.rawValue) pushes)")
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import HeraldCluster
+import HTTPTypes
+public import Hummingbird
+
+/// The mediator-facing API, behind the node's API token: a wallet's plaintext DIDComm message on
+/// a connection in, Herald's plaintext answer out (the mediator packs and returns it), and the
+/// mediator's "messages wait" notify.
+public struct AriesRoutes<Context: RequestContext>: Sendable {
+    let service: AriesService
+
+    public init(service: AriesService) {
+        self.service = service
+    }
+
+    public func register(on router: some RouterMethods<Context>) {
+        router.post("/aries/v1/connections/:connection/messages") { request, context in
+            let body = try await request.body.collect(upTo: 64 << 10)
+            let connection = context.parameters.get("connection") ?? ""
+            return Self.response(await self.service.handle(Array(buffer: body), connection: connection.removingPercentEncoding ?? connection))
+        }
+        router.post("/aries/v1/notify") { request, _ in
+            let body = try await request.body.collect(upTo: 64 << 10)
+            return Self.response(await self.service.notify(Array(buffer: body)))
+        }
+    }
+
+    public func registerInternal(on router: some RouterMethods<Context>) {
+        router.post(RouterPath(stringLiteral: AriesService.internalMessagesPath + ":connection")) { request, context in
+            let body = try await request.body.collect(upTo: 64 << 10)
+            let connection = context.parameters.get("connection") ?? ""
+            return Self.response(await self.service.handle(Array(buffer: body), connection: connection.removingPercentEncoding ?? connection, forwardedFrom: Self.from(request)))
+        }
+        router.post(RouterPath(stringLiteral: AriesService.internalNotifyPath)) { request, _ in
+            let body = try await request.body.collect(upTo: 64 << 10)
+            return Self.response(await self.service.notify(Array(buffer: body), forwardedFrom: Self.from(request)))
+        }
+    }
+
+    static func from(_ request: Request) -> String {
+        HTTPField.Name(ClusterRouter.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
+    }
+
+    static func response(_ answer: AriesService.Answer) -> Response {
+        Response(
+            status: .init(code: answer.status),
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))
+        )
+    }
+}
