@@ -58,6 +58,13 @@ let package = Package(
             pkgConfig: "libsecp256k1",
             providers: [.apt(["libsecp256k1-dev"])]
         ),
+        // DIDComm v1 envelopes need crypto_box, crypto_box_seal, XChaCha20-Poly1305 and the
+        // Ed25519-to-X25519 conversions, which swift-crypto does not have.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
         .target(
             name: "HeraldCore",
             swiftSettings: swiftSettings
@@ -144,6 +151,7 @@ let package = Package(
         .target(
             name: "HeraldAries",
             dependencies: [
+                "CSodium",
                 "HeraldCluster",
                 "HeraldConfig",
                 "HeraldCore",
@@ -358,6 +366,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldAriesTests",
+            dependencies: ["HeraldAries"],
+            exclude: ["vectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

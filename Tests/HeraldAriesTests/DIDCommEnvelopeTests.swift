@@ -1,0 +1,85 @@
+import Foundation
+import HeraldAries
+import Testing
+
+/// Herald's DIDComm v1 envelopes against PyNaCl's (vectors/didcomm_v1.py, regenerated and compared
+/// by scripts/check-vectors.sh): the same keys from the same seeds, Python's envelopes opened,
+/// Herald's opened by itself, and every tampering refused.
+@Suite struct DIDCommEnvelopeTests {
+    struct Vectors: Decodable {
+        struct Agent: Decodable {
+            var seed: String
+            var verkey: String
+        }
+
+        var herald: Agent
+        var wallet: Agent
+        var message: String
+        var authcrypt: String
+        var anoncrypt: String
+    }
+
+    static let vectors: Vectors = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("vectors/didcomm_v1.json")
+        return try! JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+    }()
+
+    static func bytes(_ hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+
+    let herald = try! DIDCommKey(seed: Self.bytes(Self.vectors.herald.seed))
+    let wallet = try! DIDCommKey(seed: Self.bytes(Self.vectors.wallet.seed))
+
+    @Test func seedsGiveTheSameVerkeys() {
+        #expect(self.herald.verkeyBase58 == Self.vectors.herald.verkey)
+        #expect(self.wallet.verkeyBase58 == Self.vectors.wallet.verkey)
+    }
+
+    @Test func pyNaClAuthcryptOpensWithItsSender() throws {
+        let opened = try DIDCommEnvelope.open(Array(Self.vectors.authcrypt.utf8), with: self.herald)
+        #expect(opened.message == Self.bytes(Self.vectors.message))
+        #expect(opened.sender == Self.vectors.wallet.verkey)
+    }
+
+    @Test func pyNaClAnoncryptOpensWithoutASender() throws {
+        let opened = try DIDCommEnvelope.open(Array(Self.vectors.anoncrypt.utf8), with: self.herald)
+        #expect(opened.message == Self.bytes(Self.vectors.message))
+        #expect(opened.sender == nil)
+    }
+
+    @Test func heraldsEnvelopesOpenForTheirRecipientOnly() throws {
+        let message = Array(#"{"@type":"https://didcomm.org/push-notifications-apns/1.0/ack","@id":"1"}"#.utf8)
+        for sender in [Optional(self.herald), nil] {
+            let packed = try DIDCommEnvelope.pack(message, for: [self.wallet.verkeyBase58], from: sender)
+            let opened = try DIDCommEnvelope.open(packed, with: self.wallet)
+            #expect(opened.message == message)
+            #expect(opened.sender == sender?.verkeyBase58)
+            #expect(throws: DIDCommError.notForThisKey) { try DIDCommEnvelope.open(packed, with: self.herald) }
+        }
+    }
+
+    @Test(arguments: ["ciphertext", "tag", "iv", "protected"])
+    func tamperedEnvelopesAreRefused(field: String) throws {
+        var envelope = try #require(try JSONSerialization.jsonObject(with: Data(Self.vectors.authcrypt.utf8)) as? [String: String])
+        var value = Array(try #require(envelope[field]).utf8)
+        // Flip one base64url character in the middle to another of the alphabet.
+        let middle = value.count / 2
+        value[middle] = value[middle] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        envelope[field] = String(decoding: value, as: UTF8.self)
+        let tampered = try JSONSerialization.data(withJSONObject: envelope)
+        #expect(throws: DIDCommError.self) { try DIDCommEnvelope.open(Array(tampered), with: self.herald) }
+    }
+
+    @Test(arguments: ["", "[]", "{}", #"{"protected":"!!","iv":"","ciphertext":"","tag":""}"#])
+    func malformedEnvelopesAreRefused(text: String) {
+        #expect(throws: DIDCommError.self) { try DIDCommEnvelope.open(Array(text.utf8), with: self.herald) }
+    }
+}
