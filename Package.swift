@@ -327,6 +327,7 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: [
+                "HeraldAries",
                 "HeraldCluster",
                 "HeraldConfig",
                 "HeraldFrontDoor",

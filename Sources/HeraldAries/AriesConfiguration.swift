@@ -20,6 +20,8 @@ public struct AriesConfiguration: ConfigurationSectionValue {
     public var alertText = "New message"
     /// How long a `message_id` is remembered, so a repeated notify pushes once.
     public var deduplicationWindow: Duration = .seconds(86_400)
+    /// Herald's own Ed25519 key, for wallets that send it packed DIDComm envelopes directly.
+    public var identityKeyFile: String?
 
     public init() {}
 
@@ -48,6 +50,12 @@ public struct AriesConfiguration: ConfigurationSectionValue {
         ),
         ConfigurationKey("aries.alert-text", .string, default: "New message", help: "The text of `alert` pushes; it never carries message content."),
         ConfigurationKey(
+            "aries.identity-key-file",
+            .string,
+            default: nil,
+            help: "Herald's own Ed25519 key (`herald keygen --kind didcomm`): with it, wallets reach `POST /aries/v1/didcomm` with DIDComm v1 packed envelopes (RFC 0019) addressed to its verkey, without a mediator."
+        ),
+        ConfigurationKey(
             "aries.dedup-window",
             .duration,
             default: "24h",
@@ -61,5 +69,6 @@ public struct AriesConfiguration: ConfigurationSectionValue {
         self.style = try section.choice("style", as: Style.self)
         self.alertText = try section.string("alert-text") ?? "New message"
         self.deduplicationWindow = try section.duration("dedup-window", atLeast: .seconds(1))
+        self.identityKeyFile = try section.nonEmptyString("identity-key-file", expecting: "a file path")
     }
 }

@@ -11,6 +11,8 @@ public import Hummingbird
 public struct AriesFrontDoor: FrontDoor {
     public let service: AriesService
     let configuration: AriesConfiguration
+    /// Herald's own key, when wallets may send it envelopes directly.
+    public let identity: DIDCommKey?
 
     public static func make(configuration: AriesConfiguration, context: FrontDoorContext) throws -> AriesFrontDoor? {
         guard configuration.isEnabled else { return nil }
@@ -33,11 +35,18 @@ public struct AriesFrontDoor: FrontDoor {
             logger: context.logger,
             wallClock: { Date() }
         )
-        return AriesFrontDoor(service: service, configuration: configuration)
+        let identity = try configuration.identityKeyFile.map { try DIDCommKey(contentsOfFile: $0, key: "aries.identity-key-file") }
+        return AriesFrontDoor(service: service, configuration: configuration, identity: identity)
     }
 
     public func registerRoutes(on router: some RouterMethods<HeraldRequestContext>) {
         AriesRoutes<HeraldRequestContext>(service: self.service).register(on: router)
+    }
+
+    /// The DIDComm endpoint: wallets authenticate by their envelopes, not by the API token.
+    public func registerPublicRoutes(on router: some RouterMethods<HeraldRequestContext>) {
+        guard let identity = self.identity else { return }
+        DIDCommRoutes<HeraldRequestContext>(service: self.service, identity: identity).register(on: router)
     }
 
     public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {
@@ -47,6 +56,7 @@ public struct AriesFrontDoor: FrontDoor {
     public var summary: FrontDoorSummary {
         let protocols = [self.configuration.apnsApp.map { "push-notifications-apns → \($0)" }, self.configuration.fcmApp.map { "push-notifications-fcm → \($0)" }]
             .compactMap { $0 }
-        return FrontDoorSummary("front door: Aries \(protocols.joined(separator: ", ")) at /aries/v1/* (\(self.configuration.style.rawValue) pushes)")
+        let direct = self.identity.map { "; DIDComm endpoint POST /aries/v1/didcomm for verkey \($0.verkeyBase58)" } ?? ""
+        return FrontDoorSummary("front door: Aries \(protocols.joined(separator: ", ")) at /aries/v1/* (\(self.configuration.style.rawValue) pushes)\(direct)")
     }
 }

@@ -5,6 +5,8 @@ import HeraldDelivery
 import HeraldServer
 import HeraldStore
 import HeraldTesting
+import HeraldAries
+import HeraldSilent
 import HeraldWebPush
 import Logging
 import Testing
@@ -68,7 +70,12 @@ import Testing
     }
 
     /// Builds a node with `webpush` and one app `wallet` with APNs (`environment`) and FCM.
-    func buildError(_ webpush: WebPushConfiguration, environment: APNSAppConfiguration.Environment = .production) async throws -> String? {
+    func buildError(
+        _ webpush: WebPushConfiguration,
+        environment: APNSAppConfiguration.Environment = .production,
+        aries: AriesConfiguration = AriesConfiguration(),
+        silent: SilentConfiguration = SilentConfiguration()
+    ) async throws -> String? {
         try await withTemporaryDirectory { directory in
             let account = try TestServiceAccount(projectID: "herald-config")
             try account.json(tokenURI: "https://127.0.0.1:1/token").write(toFile: directory + "/sa.json", atomically: true, encoding: .utf8)
@@ -85,6 +92,8 @@ import Testing
             configuration.apps["wallet"] = HeraldConfiguration.App(apns, fcm)
             configuration.apps["droid"] = HeraldConfiguration.App(fcm)
             configuration.frontDoors[WebPushConfiguration.self] = webpush
+            configuration.frontDoors[AriesConfiguration.self] = aries
+            configuration.frontDoors[SilentConfiguration.self] = silent
             do {
                 let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
                 await node.delivery?.shutdown()
@@ -111,5 +120,32 @@ import Testing
         webpush.sandboxApp = nil
         webpush.fcmApps = ["wallet", "missing"]
         #expect(try await self.buildError(webpush)?.contains("webpush.fcm-apps names 'missing'") == true)
+    }
+}
+
+/// `aries.*` and `silent.*` name apps that must have the providers their protocols push through.
+@Suite struct FrontDoorAppConfigurationTests {
+    @Test func ariesAndSilentAppsMustHaveTheirProviders() async throws {
+        let tests = WebPushConfigurationTests()
+        var aries = AriesConfiguration()
+        aries.fcmApp = "wallet"
+        var silent = SilentConfiguration()
+        silent.app = "wallet"
+        #expect(try await tests.buildError(WebPushConfiguration(), aries: aries, silent: silent) == nil)
+        aries.apnsApp = "droid"
+        #expect(try await tests.buildError(WebPushConfiguration(), aries: aries)?.contains("aries.apns-app names 'droid', which is not an app with APNs credentials") == true)
+        silent.app = "wallet"
+        silent.sandboxApp = "wallet"
+        #expect(try await tests.buildError(WebPushConfiguration(), silent: silent)?.contains("silent.sandbox-app names 'wallet'") == true)
+        let sandbox = try await tests.buildError(WebPushConfiguration(), environment: .sandbox, silent: SilentConfiguration.with(app: "wallet"))
+        #expect(sandbox?.contains("whose APNs environment is sandbox") == true, "\(sandbox ?? "built")")
+    }
+}
+
+extension SilentConfiguration {
+    static func with(app: String) -> SilentConfiguration {
+        var configuration = SilentConfiguration()
+        configuration.app = app
+        return configuration
     }
 }

@@ -257,3 +257,99 @@ import Testing
         }
     }
 }
+
+/// The whole flow through DIDComm v1 envelopes a wallet packs itself (PyNaCl, sharing no code with
+/// Herald) for Herald's own verkey, with the answers packed back for the wallet.
+@Suite struct AriesEnvelopeTests {
+    typealias Harness = PushNodeHarness
+
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("HeraldAriesTests/vectors/didcomm_v1.py").path
+    static let heraldSeed = String(repeating: "11", count: 32)
+    static let walletSeed = String(repeating: "22", count: 32)
+
+    func python(_ command: String, _ input: [[String: Any]], directory: String) async throws -> [Any] {
+        let inputPath = directory + "/didcomm-\(command)-in.json"
+        let outputPath = directory + "/didcomm-\(command)-out.json"
+        try JSONSerialization.data(withJSONObject: input).write(to: URL(fileURLWithPath: inputPath))
+        let process = try ChildProcess(executable: "/usr/bin/env", arguments: ["python3", Self.script, command, inputPath, outputPath])
+        let exit = try await process.waitForExit(timeout: .seconds(120))
+        #expect(exit.status == 0 && !exit.timedOut, "didcomm_v1.py \(command): \(process.output)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: outputPath))) as? [Any])
+    }
+
+    static func hex(_ text: String) -> String {
+        text.utf8.map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test func walletTalksToHeraldInPackedEnvelopes() async throws {
+        let yaml = AriesEndToEndTests.ariesYAML + "  identity-key-file: $DIR/didcomm.key\n"
+        try await Harness.with(frontDoorYAML: yaml, prepare: { directory in
+            try (Self.heraldSeed + "\n").write(toFile: directory + "/didcomm.key", atomically: true, encoding: .utf8)
+        }) { h in
+            let identity = try await h.client.execute(uri: "/aries/v1/identity", method: .get)
+            let herald = try #require((try JSONSerialization.jsonObject(with: Data(identity.body.readableBytesView)) as? [String: String])?["verkey"])
+            let token = Harness.apnsToken(700)
+            let apns = AriesEndToEndTests.apnsType
+            let messages = [
+                AriesEndToEndTests.set(apns, id: "e-1", token: token),
+                AriesEndToEndTests.get(apns, id: "e-2"),
+                #"{"@type":"https://didcomm.org/discover-features/1.0/query","@id":"e-3","query":"*"}"#,
+                AriesEndToEndTests.get(apns, id: "e-4"),
+            ]
+            var packs: [[String: Any]] = messages.map { ["message": Self.hex($0), "recipient": herald, "sender_seed": Self.walletSeed] }
+            packs.append(["message": Self.hex(messages[0]), "recipient": herald, "sender_seed": NSNull()])
+            let envelopes = try await self.python("pack", packs, directory: h.directory).compactMap { $0 as? String }
+            #expect(envelopes.count == 5)
+
+            func post(_ envelope: String) async throws -> TestResponse {
+                try await h.client.execute(
+                    uri: "/aries/v1/didcomm",
+                    method: .post,
+                    headers: [.contentType: "application/didcomm-envelope-enc"],
+                    body: ByteBuffer(string: envelope)
+                )
+            }
+            var answers: [String] = []
+            for envelope in envelopes.prefix(3) {
+                let response = try await post(envelope)
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/didcomm-envelope-enc")
+                answers.append(String(buffer: response.body))
+            }
+            let anoncrypt = try await post(envelopes[4])
+            #expect(anoncrypt.status == .badRequest, "no sender to key device info by or answer to")
+            let garbage = try await post(#"{"protected":"e30","iv":"","ciphertext":"","tag":""}"#)
+            #expect(garbage.status == .badRequest)
+
+            // The wallet's connection is its verkey; the mediator-style notify names it.
+            let wallet = try #require(try await self.python("unpack", [["envelope": envelopes[0], "seed": Self.heraldSeed]], directory: h.directory).first as? [String: Any])
+            let walletVerkey = try #require(wallet["sender"] as? String)
+            let notified = try await AriesEndToEndTests.notify(h, #"{"connection_id":"didcomm:\#(walletVerkey)","message_id":"m-1","message_tag":"t-1"}"#)
+            #expect(notified["result"] as? String == "delivered")
+            #expect(h.production.accepted.first?.token == token)
+            #expect(Harness.json(try #require(h.production.accepted.first?.payload))["message_id"] as? String == "m-1")
+
+            // The token dies; the wallet asks again and hears it is not registered.
+            h.production.script(token: token, .unregistered(since: Date()))
+            _ = try await AriesEndToEndTests.notify(h, #"{"connection_id":"didcomm:\#(walletVerkey)","message_id":"m-2"}"#)
+            let last = try await post(envelopes[3])
+            answers.append(String(buffer: last.body))
+
+            let opened = try await self.python("unpack", answers.map { ["envelope": $0, "seed": Self.walletSeed] }, directory: h.directory)
+            let replies = try opened.map { item -> [String: Any] in
+                let fields = try #require(item as? [String: Any])
+                #expect(fields["sender"] as? String == herald, "authcrypt from Herald's verkey")
+                let hex = try #require(fields["message"] as? String)
+                let bytes = stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+                return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            }
+            #expect(replies[0]["@type"] as? String == "\(apns)/ack")
+            #expect(AriesEndToEndTests.thread(replies[0]) == "e-1")
+            #expect(replies[1]["device_token"] as? String == token)
+            #expect(replies[2]["@type"] as? String == "https://didcomm.org/discover-features/1.0/disclose")
+            #expect(AriesEndToEndTests.code(replies[3]) == "not-registered-for-push-notifications")
+        }
+    }
+}

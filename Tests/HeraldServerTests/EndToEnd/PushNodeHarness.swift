@@ -14,7 +14,7 @@ import NIOCore
 /// mock FCM). By default its front door is the Web Push relay: `/relay-to/production/…` to
 /// `toot`, every other environment to `toot-dev`, `/relay-to-fcm/droid/…`; `frontDoorYAML`
 /// replaces that. The API has a bearer token, which relay senders and registering apps never
-/// send.
+/// send. `$DIR` in the YAML given is the node's temporary directory.
 struct PushNodeHarness {
     static let topic = "cx.c3.toot"
     static let apiToken = "api-s3cret"
@@ -98,7 +98,7 @@ struct PushNodeHarness {
                           port: \(fcm.port)
                           ca-file: \(directory)/fcm-ca.pem
 
-                    """ + frontDoorYAML + extraYAML
+                    """ + (frontDoorYAML + extraYAML).replacingOccurrences(of: "$DIR", with: directory)
                 try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
                 let effective = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml"))
                 let node = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"), clock: clock)
