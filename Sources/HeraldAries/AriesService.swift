@@ -15,6 +15,8 @@ public struct AriesService: Sendable {
     public static let internalNotifyPath = "/internal/v1/aries/notify"
     /// Longest connection id taken (an id, not a document).
     public static let maximumConnectionIDLength = 200
+    /// Message ids and tags together one notify may name.
+    public static let maximumMessagesPerNotify = 30
 
     /// An answer for the mediator: a DIDComm message to pack and return, or JSON of Herald's API.
     public struct Answer: Sendable {
@@ -83,7 +85,10 @@ public struct AriesService: Sendable {
                     await self.setDeviceInfo(message, kind: type.protocol, connection: connection, thread: thread)
                 }
             case (.apns, "get-device-info"), (.fcm, "get-device-info"):
-                return self.getDeviceInfo(kind: type.protocol, connection: connection, thread: thread)
+                // At the owner, which has applied every set it answered.
+                return try await self.owned(body, connection: connection, forwardedFrom: forwardedFrom, path: Self.internalMessagesPath + Self.pathComponent(connection)) {
+                    self.getDeviceInfo(kind: type.protocol, connection: connection, thread: thread)
+                }
             case (.discoverFeatures, "query"):
                 guard case .string(let query)? = message["query"] else { throw AriesError(400, "a discover-features query needs a query") }
                 self.metrics.message(type: "query", result: "disclose")
@@ -108,7 +113,8 @@ public struct AriesService: Sendable {
         let token: String?
         switch message["device_token"] {
         case .string(let text)?: token = text
-        case .null?, nil: token = nil
+        case .null?: token = nil
+        case nil: return problem("missing-value", "set-device-info needs device_token (null to remove the device info)")
         default: return problem("invalid-value", "device_token must be a string or null")
         }
         // AFJ 0.2 sends FCM device info without device_platform: missing is "unknown", not null.
@@ -206,6 +212,12 @@ public struct AriesService: Sendable {
         guard let request = try? JSONDecoder().decode(NotifyRequest.self, from: Data(body)) else {
             return Self.json(400, [("error", .string(#"the body must be {"connection_id": "…", "message_id": "…", "message_tag": "…"} (ids and tags optional, or as lists)"#))])
         }
+        // FCM carries the lists in 4 KB of data: a longer batch would be refused on every retry.
+        guard request.ids.count + request.tags.count <= Self.maximumMessagesPerNotify,
+            (request.ids + request.tags).allSatisfy({ $0.utf8.count <= 100 })
+        else {
+            return Self.json(400, [("error", .string("at most \(Self.maximumMessagesPerNotify) message ids and tags, each at most 100 bytes, in one notify"))])
+        }
         do throws(AriesError) {
             try Self.checkConnection(request.connectionID)
             return try await self.owned(body, connection: request.connectionID, forwardedFrom: forwardedFrom, path: Self.internalNotifyPath) {
@@ -301,8 +313,10 @@ public struct AriesService: Sendable {
         }
     }
 
+    /// RFC 3986's unreserved characters stay; everything else, non-ASCII letters included, is
+    /// percent-encoded.
     static func pathComponent(_ connection: String) -> String {
-        connection.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? connection
+        connection.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? connection
     }
 
     private func submit(_ command: RegistryCommand) async throws {

@@ -62,6 +62,11 @@ public enum DIDCommEnvelope {
         var sender: String?
         switch protected.alg {
         case "Authcrypt":
+            // Every recipient knows the content key and could write other content under the
+            // same header in the sender's name: only an envelope for Herald alone is the sender's.
+            guard protected.recipients.count == 1 else {
+                throw .malformed("an Authcrypt envelope for this agent must have it as its only recipient")
+            }
             guard let sealedSender = recipient.header.sender.flatMap(Self.base64URL), let nonce = recipient.header.iv.flatMap(Self.base64URL),
                 nonce.count == Int(crypto_box_NONCEBYTES)
             else { throw .malformed("an Authcrypt recipient needs sender and a 24-byte iv") }
@@ -101,6 +106,9 @@ public enum DIDCommEnvelope {
         Sodium.ready()
         let contentKey = givenKey ?? Sodium.random(Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES))
         let iv = givenIV ?? Sodium.random(Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES))
+        guard contentKey.count == Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES), iv.count == Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES) else {
+            throw .key("a content key is 32 bytes and an iv 24")
+        }
         var sealed: [Recipient] = []
         for recipient in recipients {
             guard let verkey = Base58.decode(recipient) else { throw .key("recipient \(recipient.prefix(60)) is not a base58 verkey") }

@@ -17,7 +17,12 @@ public enum SecretFile {
             let reason = errno == EEXIST ? "it exists; a key file is never overwritten" : String(cString: strerror(errno))
             throw Failure(description: "cannot create \(path): \(reason)")
         }
-        defer { close(descriptor) }
+        var complete = false
+        defer {
+            close(descriptor)
+            // A half-written key would block the next attempt, which never overwrites.
+            if !complete { unlink(path) }
+        }
         var written = 0
         while written < contents.count {
             let count = contents[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
@@ -30,5 +35,6 @@ public enum SecretFile {
         guard fsync(descriptor) == 0 else {
             throw Failure(description: "cannot sync \(path): \(String(cString: strerror(errno)))")
         }
+        complete = true
     }
 }

@@ -15,9 +15,9 @@ final class DeviceRateLimiter: Sendable {
     }
 
     private struct Bucket {
-        var tokens: Float
+        var tokens: Double
         /// Seconds since the limiter's origin.
-        var updated: Float
+        var updated: Double
         var pending: Bool
     }
 
@@ -35,8 +35,8 @@ final class DeviceRateLimiter: Sendable {
 
     /// Decides whether `device` gets a push now; `.send` marks it pending until `finished`.
     func take(_ device: UInt64) -> Decision {
-        let now = Float(self.elapsed().components.seconds)
-        let burst = Float(self.perHour)
+        let now = Double(self.elapsed().components.seconds)
+        let burst = Double(self.perHour)
         let perSecond = burst / 3600
         return self.buckets.withLock { buckets in
             var bucket = buckets[device] ?? Bucket(tokens: burst, updated: now, pending: false)
@@ -71,10 +71,11 @@ final class DeviceRateLimiter: Sendable {
 
     var count: Int { self.buckets.withLock { $0.count } }
 
-    private static func evict(_ buckets: inout [UInt64: Bucket], now: Float, refill: Float, capacity: Int) {
+    private static func evict(_ buckets: inout [UInt64: Bucket], now: Double, refill: Double, capacity: Int) {
         buckets = buckets.filter { $0.value.pending || now - $0.value.updated < refill }
-        guard buckets.count >= capacity else { return }
+        // Down to half whenever over three quarters, so one full scan buys many inserts.
+        guard buckets.count >= capacity * 3 / 4 else { return }
         let idle = buckets.filter { !$0.value.pending }.sorted { $0.value.updated < $1.value.updated }
-        for (device, _) in idle.prefix(buckets.count / 2) { buckets.removeValue(forKey: device) }
+        for (device, _) in idle.prefix(max(buckets.count - capacity / 2, 0)) { buckets.removeValue(forKey: device) }
     }
 }

@@ -6,11 +6,13 @@ import Logging
 /// Runs broadcasts: a walk over every registration of one service in key order, read a page at a
 /// time, sending each a silent push at no more than `silent.broadcast-rate` a second with up to
 /// `window` awaiting their answers. Every quarter second its progress and the cursor past the
-/// pages fully answered are written to LMDB, so a node that restarts resumes there (the devices
-/// of the pages in flight may get a second push; their limiter coalesces or throttles most). Dead tokens found on the way disable their registrations.
+/// pages fully answered are written to LMDB, so a node that restarts resumes there. The devices of
+/// the pages in flight then (up to the window and a page) may get a second push: the per-device
+/// limiter lives in memory and starts afresh. Dead tokens found on the way disable their registrations.
 ///
-/// A broadcast runs on the node that was asked; it reads that node's view, which holds every
-/// registration of the cluster.
+/// A broadcast runs on the node that was asked, and only that node knows it (`GET` and `DELETE`
+/// elsewhere answer 404); it reads that node's view, which holds every registration of the
+/// cluster.
 public actor SilentBroadcasts {
     /// Registrations read and pushed at once, at most: about a tenth of a second's worth at the
     /// broadcast's rate, so pacing is smooth and a restart repeats little.
@@ -75,10 +77,13 @@ public actor SilentBroadcasts {
 
     /// Stops a running broadcast; what it sent stays sent.
     func cancel(id: String) async throws -> SilentBroadcast? {
-        guard var broadcast = self.broadcast(id: id) else { return nil }
-        guard broadcast.status == .running else { return broadcast }
-        self.tasks[id]?.cancel()
-        self.tasks[id] = nil
+        guard self.broadcast(id: id)?.status == .running else { return self.broadcast(id: id) }
+        // The walk ends before the cancellation is written, so it cannot write `running` after.
+        if let task = self.tasks.removeValue(forKey: id) {
+            task.cancel()
+            await task.value
+        }
+        guard var broadcast = self.broadcast(id: id), broadcast.status == .running else { return self.broadcast(id: id) }
         broadcast.status = .cancelled
         broadcast.finishedAt = self.wallClock()
         self.broadcasts[id] = broadcast
@@ -88,9 +93,11 @@ public actor SilentBroadcasts {
 
     /// Resumes the broadcasts a previous run left running.
     func resume() throws {
+        guard !self.isStopped else { return }
         let now = UInt64(max(self.wallClock().timeIntervalSince1970, 0))
         for (_, value) in try self.markers.entries(in: .silentBroadcast, now: now) {
-            guard let broadcast = SilentBroadcast.decoded(value), broadcast.status == .running, self.tasks[broadcast.id] == nil else { continue }
+            // One this run knows (started, or cancelled meanwhile) is its own; LMDB may lag it.
+            guard let broadcast = SilentBroadcast.decoded(value), broadcast.status == .running, self.broadcasts[broadcast.id] == nil else { continue }
             self.broadcasts[broadcast.id] = broadcast
             self.launch(broadcast.id)
             self.logger.notice("silent broadcast resumed", metadata: ["broadcast": "\(broadcast.id)", "visited": "\(broadcast.visited)"])
@@ -176,7 +183,7 @@ public actor SilentBroadcasts {
                     firstOpenPage += 1
                 }
                 if exhausted, queued == queue.count, inFlight == 0 { break }
-                if self.pacer.now - lastPersisted >= Self.persistInterval {
+                if !Task.isCancelled, self.pacer.now - lastPersisted >= Self.persistInterval {
                     lastPersisted = self.pacer.now
                     self.broadcasts[id] = broadcast
                     try? await self.persist(broadcast)

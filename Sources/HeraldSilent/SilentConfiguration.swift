@@ -95,7 +95,7 @@ public struct SilentConfiguration: ConfigurationSectionValue {
         }
         self.services = try section.list("services").map { item in
             guard let service = SilentService(parsing: item) else {
-                throw section.error("services", "'\(item)' is not <name>=<app>[/<sandbox app>] (name: lower-case letters, digits and dashes)")
+                throw section.error("services", "'\(item)' is not <name>=<app>[/<sandbox app>] (name: at most 63 lower-case letters, digits and dashes)")
             }
             return service
         }
@@ -133,7 +133,8 @@ public struct SilentService: Sendable, Hashable {
 
     init?(parsing item: String) {
         let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
-        guard parts.count == 2, ConfigurationKey.isValidAppID(parts[0]), parts[0] != Self.defaultName else { return nil }
+        // At most 63 bytes: the name and a 33-byte hash make the registrations' key subject.
+        guard parts.count == 2, ConfigurationKey.isValidAppID(parts[0]), parts[0].utf8.count <= 63, parts[0] != Self.defaultName else { return nil }
         let apps = parts[1].split(separator: "/", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
         guard (1...2).contains(apps.count), apps.allSatisfy({ !$0.isEmpty }) else { return nil }
         self.init(name: parts[0], app: apps[0], sandboxApp: apps.count == 2 ? apps[1] : nil)

@@ -7,6 +7,8 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
     case unknownService(String)
     /// The registration's partition has no owner now (cluster).
     case unavailable(String)
+    /// The owner's answer to a forwarded registration: its status and body.
+    case relayed(Int, String)
 
     public var status: Int {
         switch self {
@@ -14,6 +16,7 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
         case .unsupportedMediaType: 415
         case .unknownService: 404
         case .unavailable: 503
+        case .relayed(let status, _): status
         }
     }
 
@@ -23,6 +26,7 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
         case .unsupportedMediaType(let type):
             "Content-Type \(type.map { "'\($0.prefix(60))'" } ?? "is missing"): send application/x-protobuf, application/protobuf or application/json"
         case .unknownService(let name): "no silent-sync service '\(name.prefix(60))' is configured"
+        case .relayed(_, let body): body
         }
     }
 }

@@ -69,6 +69,8 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
             try await self.sync.register(registration, service: service, forwardedFrom: forwardedFrom)
             // NotifyMe's backend answers 200 with an empty body.
             return Response(status: .ok)
+        } catch SilentError.relayed(let status, let body) {
+            return Self.json(status, Array(body.utf8))
         } catch let error as SilentError {
             var response = Self.error(error.status, error.description)
             if error.status == 503 { response.headers[.retryAfter] = "5" }
@@ -110,7 +112,14 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
 
     private func startBroadcast(_ request: Request) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 16)
-        let name = (try? JSONDecoder().decode([String: String].self, from: Data(body.readableBytesView)))?["service"] ?? SilentService.defaultName
+        // Only an empty body means the default service: a typo must not wake every device of it.
+        var name = SilentService.defaultName
+        if body.readableBytes > 0 {
+            guard let fields = try? JSONDecoder().decode([String: String].self, from: Data(body.readableBytesView)), let given = fields["service"], fields.count == 1 else {
+                return Self.error(400, #"the body must be empty (the default service) or {"service": "<name>"}"#)
+            }
+            name = given
+        }
         let service: SilentService
         do {
             service = try self.sync.service(named: name)

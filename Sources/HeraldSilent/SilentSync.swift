@@ -52,24 +52,35 @@ public struct SilentSync: Sendable {
             case .unavailable(let reason):
                 throw .unavailable(reason)
             case .forward(let owner):
+                let answer: ClusterRouter.Answer
                 do {
-                    _ = try await router.forward(request.json, path: Self.internalRegisterPath + service.name, to: owner)
-                    return
+                    answer = try await router.send(request.json, path: Self.internalRegisterPath + service.name, to: owner)
                 } catch {
-                    throw .unavailable("the registration's owner \(owner.id) did not take it: \(error)")
+                    throw .unavailable("the registration's owner \(owner.id) did not answer: \(error)")
                 }
+                guard (200..<300).contains(answer.status) else {
+                    // The owner's own refusal, passed on as it gave it.
+                    throw .relayed(answer.status, String(decoding: answer.body.prefix(500), as: UTF8.self))
+                }
+                return
             }
         }
         do {
             let action = try await self.registrations.apply(request, service: service, appID: appID, now: self.wallClock())
             self.metrics.registered(service: service.name, action: action.rawValue)
-            self.logger.debug("silent registration", metadata: ["service": "\(service.name)", "registration": "\(key)", "action": "\(action.rawValue)"])
+            self.logger.debug("silent registration", metadata: ["service": "\(service.name)", "registration": "\(Self.logID(key))", "action": "\(action.rawValue)"])
         } catch let error as SilentError {
             throw error
         } catch {
-            self.logger.error("silent registration not stored", metadata: ["registration": "\(key)", "error": "\(error)"])
+            self.logger.error("silent registration not stored", metadata: ["registration": "\(Self.logID(key))", "error": "\(error)"])
             throw .unavailable("the registration could not be stored now")
         }
+    }
+
+    /// What logs call a registration: 12 hex digits of the hash its key ends in (the key's own
+    /// description shows the service name, the same for all).
+    static func logID(_ key: RegistrationKey) -> String {
+        key.subject.suffix(6).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Sends a silent push to each of `deviceIDs` of `service`; counts by outcome.

@@ -78,6 +78,24 @@ import Testing
         #expect(throws: DIDCommError.self) { try DIDCommEnvelope.open(Array(tampered), with: self.herald) }
     }
 
+    @Test func aChangedProtectedHeaderFailsTheContentsTag() throws {
+        var envelope = try #require(try JSONSerialization.jsonObject(with: Data(Self.vectors.authcrypt.utf8)) as? [String: String])
+        let protected = try #require(envelope["protected"])
+        var text = protected.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        let decoded = try #require(Data(base64Encoded: text))
+        var header = try #require(try JSONSerialization.jsonObject(with: decoded) as? [String: Any])
+        // A harmless change that still names this key: only the associated data can catch it.
+        header["typ"] = "JWM/1.1"
+        let changed = try JSONSerialization.data(withJSONObject: header).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        envelope["protected"] = changed
+        let tampered = try JSONSerialization.data(withJSONObject: envelope)
+        #expect(throws: DIDCommError.decryption("the content's tag does not verify")) {
+            try DIDCommEnvelope.open(Array(tampered), with: self.herald)
+        }
+    }
+
     @Test(arguments: ["", "[]", "{}", #"{"protected":"!!","iv":"","ciphertext":"","tag":""}"#])
     func malformedEnvelopesAreRefused(text: String) {
         #expect(throws: DIDCommError.self) { try DIDCommEnvelope.open(Array(text.utf8), with: self.herald) }

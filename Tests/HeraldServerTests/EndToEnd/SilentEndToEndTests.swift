@@ -71,8 +71,6 @@ import Testing
             #expect(results.map { $0["status"] as? Int } == [200, 200, 200, 200, 200, 200, 400, 415])
             #expect(results.first?["body"] as? String == "", "NotifyMe's backend answers 200 with an empty body")
             #expect((results[6]["body"] as? String)?.contains("deviceId") == true)
-            // IOS is 0, proto3 leaves it off the wire: the first registration has no field 3.
-            #expect((results[0]["bytes"] as? String)?.contains("18") == false)
 
             let counts = try await Self.sync(h, ["A-INSTALL", "B-INSTALL", "C-INSTALL", "D-INSTALL"])
             #expect(counts["delivered"] == 2, "C on FCM and D on the sandbox")
@@ -255,6 +253,34 @@ import Testing
             // The dead ones were disabled on the way: a second broadcast skips them.
             let enabled = try h.node.store.view.allRecords().values.compactMap(\.registration).filter(\.enabled)
             #expect(enabled.count == 47)
+        }
+    }
+
+    @Test func aCancelledBroadcastStaysCancelled() async throws {
+        try await Self.with(extraYAML: "  rate-limit: 0\n  broadcast-rate: 20\n") { h in
+            for index in 0..<40 {
+                let registered = try await Self.register(h, deviceID: "cancel-\(index)", token: Harness.apnsToken(700 + index))
+                #expect(registered.status == .ok)
+            }
+            let auth: HTTPFields = [.contentType: "application/json", .authorization: "Bearer \(Harness.apiToken)"]
+            let typo = try await h.client.execute(uri: "/silent/v1/broadcasts", method: .post, headers: auth, body: ByteBuffer(string: #"{"servce":"default"}"#))
+            #expect(typo.status == .badRequest, "a typo must not wake every device")
+            let started = try await h.client.execute(uri: "/silent/v1/broadcasts", method: .post, headers: auth, body: ByteBuffer())
+            let location = try #require(started.headers[.location])
+            try await Task.sleep(for: .milliseconds(600))
+            let cancelled = try await h.client.execute(uri: location, method: .delete, headers: auth)
+            #expect(cancelled.status == .ok)
+            let sent = h.production.accepted.count
+            #expect((1..<40).contains(sent))
+            // A second's worth of the rate later: nothing more went out, and it still says so.
+            try await Task.sleep(for: .seconds(1))
+            #expect(h.production.accepted.count == sent)
+            let state = try await h.client.execute(uri: location, method: .get, headers: auth)
+            #expect(String(buffer: state.body).contains(#""status":"cancelled""#))
+            let door = try #require(h.node.frontDoor(SilentFrontDoor.self))
+            try await door.sync.broadcasts.resume()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(h.production.accepted.count == sent, "a cancelled broadcast is not resumed")
         }
     }
 
