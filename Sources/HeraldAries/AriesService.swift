@@ -320,14 +320,7 @@ public struct AriesService: Sendable {
     }
 
     private func submit(_ command: RegistryCommand) async throws {
-        for attempt in 1...3 {
-            do {
-                try await self.registry.submit(command)
-                return
-            } catch let error as StoreError where error.code == .fenced && attempt < 3 {
-                try? await self.registry.catchUp()
-            }
-        }
+        try await self.registry.submitCatchingUp(command)
     }
 
     static func json(_ status: Int, _ fields: [(String, JSONValue)]) -> Answer {

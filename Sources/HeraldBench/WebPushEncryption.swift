@@ -20,9 +20,7 @@ public enum WebPushEncryption {
         sender: P256.KeyAgreement.PrivateKey = .init(),
         salt: [UInt8] = Self.randomSalt()
     ) throws -> Message {
-        let receiverKey = Array(receiver.x963Representation)
-        let senderKey = Array(sender.publicKey.x963Representation)
-        let secret = try sender.sharedSecretFromKeyAgreement(with: receiver).withUnsafeBytes { Array($0) }
+        let (receiverKey, senderKey, secret) = try Self.agreement(sender, receiver)
         let prkKey = Self.hmac(key: authSecret, secret)
         let ikm = Self.hmac(key: prkKey, Array("WebPush: info".utf8) + [0] + receiverKey + senderKey + [1])
         let prk = Self.hmac(key: salt, ikm)
@@ -40,9 +38,7 @@ public enum WebPushEncryption {
         sender: P256.KeyAgreement.PrivateKey = .init(),
         salt: [UInt8] = Self.randomSalt()
     ) throws -> Message {
-        let receiverKey = Array(receiver.x963Representation)
-        let senderKey = Array(sender.publicKey.x963Representation)
-        let secret = try sender.sharedSecretFromKeyAgreement(with: receiver).withUnsafeBytes { Array($0) }
+        let (receiverKey, senderKey, secret) = try Self.agreement(sender, receiver)
         let ikm = Self.hkdf(salt: authSecret, ikm: secret, info: Array("Content-Encoding: auth".utf8) + [0], count: 32)
         let context = Array("P-256".utf8) + [0, 0, 65] + receiverKey + [0, 65] + senderKey
         let cek = Self.hkdf(salt: salt, ikm: ikm, info: Array("Content-Encoding: aesgcm".utf8) + [0] + context, count: 16)
@@ -56,6 +52,12 @@ public enum WebPushEncryption {
                 ("Crypto-Key", "dh=" + Self.base64URL(senderKey)),
             ]
         )
+    }
+
+    /// Both public keys (uncompressed) and the ECDH secret, which both encodings start from.
+    static func agreement(_ sender: P256.KeyAgreement.PrivateKey, _ receiver: P256.KeyAgreement.PublicKey) throws -> ([UInt8], [UInt8], [UInt8]) {
+        let secret = try sender.sharedSecretFromKeyAgreement(with: receiver).withUnsafeBytes { Array($0) }
+        return (Array(receiver.x963Representation), Array(sender.publicKey.x963Representation), secret)
     }
 
     public static func randomSalt() -> [UInt8] {

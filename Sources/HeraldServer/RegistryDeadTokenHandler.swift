@@ -46,15 +46,7 @@ struct RegistryDeadTokenHandler: DeadTokenHandler {
 
     /// Writes `command` on this node, the partition's owner.
     func disable(_ command: RegistryCommand) async throws {
-        // Another node may have written the partition since this one applied it: catch up and
-        // try again. Disabling twice changes nothing, so a retry is safe.
-        for attempt in 1...3 {
-            do {
-                try await self.registry.submit(command)
-                return
-            } catch let error as StoreError where error.code == .fenced && attempt < 3 {
-                try? await self.registry.catchUp()
-            }
-        }
+        // Disabling twice changes nothing, so a retry after a fenced append is safe.
+        try await self.registry.submitCatchingUp(command)
     }
 }

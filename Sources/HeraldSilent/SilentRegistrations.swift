@@ -85,16 +85,7 @@ public struct SilentRegistrations: Sendable {
     }
 
     private func submit(_ command: RegistryCommand) async throws {
-        // Another node may have written the partition since this one applied it: catch up and
-        // try again; the version is recomputed by the caller only on a real conflict.
-        for attempt in 1...3 {
-            do {
-                try await self.registry.submit(command)
-                return
-            } catch let error as StoreError where error.code == .fenced && attempt < 3 {
-                try? await self.registry.catchUp()
-            }
-        }
+        try await self.registry.submitCatchingUp(command)
     }
 }
 

@@ -30,6 +30,21 @@ public struct Registry: Sendable {
         try await self.submit([command])[0]
     }
 
+    /// Submits a command that is safe to repeat (a disable, or one whose version the caller chose
+    /// above the stored one), on the partition's owner: when another node wrote the partition
+    /// since this one applied it, the append is fenced, so it catches up and tries again, three
+    /// times at most.
+    public func submitCatchingUp(_ command: RegistryCommand) async throws {
+        for attempt in 1...3 {
+            do {
+                try await self.submit(command)
+                return
+            } catch let error as StoreError where error.code == .fenced && attempt < 3 {
+                try? await self.catchUp()
+            }
+        }
+    }
+
     /// Waits (at most `timeout`) until the view has applied everything the log holds now: after a
     /// fenced append, so what is checked again sees the write that fenced it.
     public func catchUp(timeout: Duration = .seconds(10)) async throws {

@@ -114,17 +114,9 @@ public final class TestNetwork: Sendable {
     }
 
     private static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.ip)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestNetworkError(description: "ip \(arguments.joined(separator: " ")): \(String(decoding: output, as: UTF8.self))")
+        let (status, output) = try ChildProcess.run(Self.ip, arguments)
+        guard status == 0 else {
+            throw TestNetworkError(description: "ip \(arguments.joined(separator: " ")): \(output)")
         }
     }
 }
