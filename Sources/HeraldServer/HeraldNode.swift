@@ -4,6 +4,7 @@ public import HeraldDelivery
 public import HeraldFrontDoor
 public import HeraldStore
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 import Metrics
 public import NIOCore
@@ -156,7 +157,7 @@ public struct HeraldNode: Sendable {
 
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: HTTPMetricsMiddleware(factory: factory))
-        OperationsRoutes(
+        let operations = OperationsRoutes(
             store: store,
             log: log,
             readyLag: clusterLog == nil ? 0 : UInt64(configuration.cluster.readyLag),
@@ -166,13 +167,33 @@ public struct HeraldNode: Sendable {
             membership: cluster?.membership,
             metricsToken: configuration.metrics.bearerToken,
             delivery: delivery
-        ).register(on: router)
-        ClusterRoutes(
+        )
+        operations.register(on: router)
+        let clusterRoutes = ClusterRoutes(
             membership: cluster?.membership,
             log: log,
             view: store.view,
             digestToken: cluster == nil ? configuration.metrics.bearerToken : configuration.cluster.secret
-        ).register(on: router)
+        )
+        clusterRoutes.register(on: router)
+        var operationsApplication: (any Service)?
+        if let port = configuration.server.operationsPort {
+            // Probes and scrapes on a listener of their own: API clients holding every
+            // connection of the API port cannot make the node look dead.
+            let operationsRouter = Router(context: HeraldRequestContext.self)
+            operations.register(on: operationsRouter)
+            clusterRoutes.register(on: operationsRouter)
+            operationsApplication = Application(
+                router: operationsRouter,
+                server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout / .nanoseconds(1))))),
+                configuration: .init(
+                    address: .hostname(configuration.server.host, port: port),
+                    serverName: "herald-operations",
+                    availableConnectionsDelegate: MaximumAvailableConnections(Self.operationsConnections, logger: logger)
+                ),
+                logger: logger
+            )
+        }
         // Every front door's routes carry the API's authentication; their paths stay their own.
         let api = router.group()
         if let token = configuration.api.bearerToken {
@@ -211,14 +232,21 @@ public struct HeraldNode: Sendable {
         if let feedback { services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() })) }
         if let delivery { services.append(DeliveryService(pool: delivery)) }
         for frontDoor in frontDoors { services.append(contentsOf: frontDoor.services) }
+        if let operationsApplication { services.append(operationsApplication) }
         // Last, so it stops first: nothing is forwarded here once shutdown begins.
         if let internalApplication { services.append(internalApplication) }
 
         let application = Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout / .nanoseconds(1))))),
             configuration: .init(
                 address: .hostname(configuration.server.host, port: configuration.server.port),
-                serverName: "herald"
+                serverName: "herald",
+                backlog: 1024,
+                availableConnectionsDelegate: MaximumAvailableConnections(
+                    Self.connectionLimit(configured: configuration.server.maxConnections, openFiles: FileDescriptorLimit.current),
+                    logger: logger
+                )
             ),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress) },
@@ -234,6 +262,18 @@ public struct HeraldNode: Sendable {
             router: cluster?.router,
             application: application
         )
+    }
+
+    /// Connections of the operations port: probes and a few scrapers.
+    static let operationsConnections = 64
+    /// Descriptors kept for everything but API connections: the store, provider and etcd
+    /// connections, the operations port, the feedback webhook.
+    static let reservedDescriptors = 256
+
+    /// The API port's connection cap: the configured one, or fewer when the open-file limit could
+    /// not hold them beside what the node needs besides.
+    public static func connectionLimit(configured: Int, openFiles: Int) -> Int {
+        max(min(configured, openFiles - Self.reservedDescriptors - Self.operationsConnections), 16)
     }
 
     /// The etcd log and this node's membership, sharing one etcd client.

@@ -30,6 +30,10 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
         posix_spawn_file_actions_addclose(&actions, pipe[0])
         posix_spawn_file_actions_addclose(&actions, pipe[1])
+        // The child must not inherit the test process's other descriptors (mock listeners,
+        // clients' sockets, other children's pipes): a child holding them keeps connections
+        // open that tests expect to see closed. Foundation's Process closes them too.
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         // Glibc's module does not export posix_spawn_file_actions_addchdir_np: a shell changes
         // directory and then becomes the program.
         let (program, programArguments) =
@@ -64,6 +68,13 @@ public final class ChildProcess: Sendable {
             self.drained.withLock { $0 = true }
         }.start()
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc
+    /// module does not export (it is a GNU extension): looked up at run time.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     public var output: String { self.collected.withLock { $0 } }
 
@@ -133,4 +144,8 @@ public final class ChildProcess: Sendable {
 
 public struct ChildProcessError: Error, CustomStringConvertible {
     public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }

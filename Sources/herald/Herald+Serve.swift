@@ -60,6 +60,19 @@ extension Herald {
                 }
             }
             let logger = Logger(label: "herald")
+            // Every connection holds a descriptor: start with all the hard limit allows.
+            let files = FileDescriptorLimit.raiseToHard()
+            logger.notice(
+                "open-file limit",
+                metadata: ["soft.before": "\(files.before)", "soft": "\(files.after)", "hard": "\(files.hard)"]
+            )
+            let connections = HeraldNode.connectionLimit(configured: configuration.server.maxConnections, openFiles: files.after)
+            if connections < configuration.server.maxConnections {
+                logger.warning(
+                    "server.max-connections lowered to fit the open-file limit",
+                    metadata: ["server.max-connections": "\(configuration.server.maxConnections)", "effective": "\(connections)"]
+                )
+            }
 
             let node = try HeraldNode.build(configuration: configuration, logger: logger, configurationText: effective.yaml()) { address in
                 let port = address?.port ?? configuration.server.port

@@ -75,6 +75,7 @@ import Testing
             "webpush.relays": "mast=mast",
             "webpush.vapid-audience": "https://relay.example",
             "silent.services": "extra=extra",
+            "server.operations-port": "9100",
         ]
         let skipped = ["delivery.default-app", "cluster.etcd-endpoints", "webpush.vapid-keys", "silent.sandbox-app"]
         for key in HeraldConfiguration.keys where !key.isTemplate && !skipped.contains(key.name) {

@@ -22,6 +22,13 @@ extension HeraldConfiguration.Server {
         self.host = try section.nonEmptyString("host", expecting: "a host name or address") ?? self.host
         self.port = try section.integer("port")
         self.shutdownTimeout = try section.duration("shutdown-timeout")
+        self.idleTimeout = try section.duration("idle-timeout", atLeast: .milliseconds(100))
+        self.maxConnections = try section.integer("max-connections")
+        if section.isSet("operations-port") {
+            let port = try section.integer("operations-port")
+            guard port > 0 else { throw section.error("operations-port", "'0' is not a port number from 1 to 65535") }
+            self.operationsPort = port
+        }
     }
 }
 

@@ -10,6 +10,14 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var port: Int = 8080
         /// How long graceful shutdown may take before what is left is cancelled.
         public var shutdownTimeout: Duration = .seconds(30)
+        /// How long a connection may stay idle, or take to send a request's head, before it is
+        /// closed.
+        public var idleTimeout: Duration = .seconds(60)
+        /// Connections served at once on the API port; more wait in the listen backlog.
+        public var maxConnections = 8192
+        /// A port of its own for `/healthz`, `/readyz`, `/metrics` and `/cluster`, which API
+        /// traffic cannot crowd out; `nil` serves them on the API port only.
+        public var operationsPort: Int?
     }
 
     public struct Store: Sendable, Hashable {
@@ -134,6 +142,24 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .duration,
             default: "30s",
             help: "On SIGTERM or SIGINT, how long in-flight requests may take before they are cancelled."
+        ),
+        ConfigurationKey(
+            "server.idle-timeout",
+            .duration,
+            default: "60s",
+            help: "A connection idle this long, or this slow to send a request's head (slowloris), is closed."
+        ),
+        ConfigurationKey(
+            "server.max-connections",
+            .integer(1...1_000_000),
+            default: "8192",
+            help: "Connections the API port serves at once; more wait in the listen backlog until one closes. Lowered to the open-file limit less a reserve for the store, providers and etcd."
+        ),
+        ConfigurationKey(
+            "server.operations-port",
+            .port,
+            default: nil,
+            help: "A second port for `/healthz`, `/readyz`, `/metrics` and `/cluster` (still on the API port too), with its own 64 connections, so probes and scrapes answer while API clients hold every connection of the API port."
         ),
         ConfigurationKey("store.path", .string, default: "./herald-data", help: "Directory of the node's LMDB store (created if missing)."),
         ConfigurationKey(

@@ -1,0 +1,113 @@
+import Foundation
+import HeraldServer
+import HeraldTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A node started with 256 open files, flooded with more connections than that and with
+/// slowloris clients: it stays up, and its operations port answers `/healthz` within a second.
+@Suite struct ConnectionFloodTests {
+    /// A port free now on 127.0.0.1 (the kernel's pick, released for the child to bind).
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+        guard bound == 0 else { throw ChildProcessError(description: "bind: \(errno)") }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A connected TCP socket to 127.0.0.1:`port`, or -1.
+    static func connect(port: Int) -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            return -1
+        }
+        return descriptor
+    }
+
+    /// `/healthz` of `port`, with a one-second deadline; the time it took, or `nil`.
+    static func healthz(port: Int) async -> Duration? {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/healthz")!)
+        request.timeoutInterval = 1
+        let start = ContinuousClock.now
+        guard let (_, response) = try? await URLSession.shared.data(for: request), (response as? HTTPURLResponse)?.statusCode == 200 else { return nil }
+        return ContinuousClock.now - start
+    }
+
+    @Test func aFloodedNodeStaysUpAndItsOperationsPortAnswers() async throws {
+        try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
+        // This process opens 400 sockets on top of everything the suite holds.
+        FileDescriptorLimit.raiseToHard()
+        try await withTemporaryDirectory { directory in
+            let (port, operations) = (try Self.freePort(), try Self.freePort())
+            let child = try ChildProcess(
+                executable: "/usr/bin/prlimit",
+                arguments: [
+                    "--nofile=256:256", "--", HeraldExecutable.path, "serve",
+                    "--server-port", "\(port)", "--server-operations-port", "\(operations)",
+                    "--server-idle-timeout", "2s", "--store-path", directory + "/data",
+                ],
+                environment: ["PATH": "/usr/bin:/bin"]
+            )
+            defer { child.signal(SIGKILL) }
+            let ready = try await child.waitFor(timeout: .seconds(30)) { $0.contains("Herald is listening") ? true : nil }
+            try #require(ready == true, "no 'listening' line; output:\n\(child.output)")
+            #expect(child.output.contains("server.max-connections lowered to fit the open-file limit"))
+
+            // More connections than the node has descriptors; every tenth a slowloris that sends
+            // half a request head.
+            var flood: [Int32] = []
+            defer { for descriptor in flood { close(descriptor) } }
+            for index in 0..<400 {
+                let descriptor = Self.connect(port: port)
+                guard descriptor >= 0 else { continue }
+                flood.append(descriptor)
+                if index % 10 == 0 {
+                    let partial = Array("GET /healthz HTTP/1.1\r\nHost: flood\r\nX-Slow: ".utf8)
+                    _ = partial.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                }
+            }
+            #expect(flood.count > 256, "the flood holds more sockets than the node has descriptors")
+
+            for _ in 0..<5 {
+                let took = await Self.healthz(port: operations)
+                #expect(took != nil, "the operations port answers /healthz within a second under the flood")
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            #expect(child.isRunning, "the node is still up; output:\n\(child.output.suffix(2000))")
+
+            // Once the flood lets go, the API port serves again.
+            for descriptor in flood { close(descriptor) }
+            flood = []
+            var recovered = false
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !recovered, ContinuousClock.now < deadline {
+                recovered = await Self.healthz(port: port) != nil
+                if !recovered { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(recovered, "the API port answers again after the flood")
+            #expect(child.isRunning)
+        }
+    }
+}
