@@ -13,21 +13,6 @@ import Glibc
 /// A node started with 256 open files, flooded with more connections than that and with
 /// slowloris clients: it stays up, and its operations port answers `/healthz` within a second.
 @Suite struct ConnectionFloodTests {
-    /// A port free now on 127.0.0.1 (the kernel's pick, released for the child to bind).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
-        guard bound == 0 else { throw ChildProcessError(description: "bind: \(errno)") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// A connected TCP socket to 127.0.0.1:`port`, or -1.
     static func connect(port: Int) -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -60,7 +45,7 @@ import Glibc
         // This process opens 400 sockets on top of everything the suite holds.
         FileDescriptorLimit.raiseToHard()
         try await withTemporaryDirectory { directory in
-            let (port, operations) = (try Self.freePort(), try Self.freePort())
+            let (port, operations) = (try EtcdCluster.freePort(), try EtcdCluster.freePort())
             let child = try ChildProcess(
                 executable: "/usr/bin/prlimit",
                 arguments: [
