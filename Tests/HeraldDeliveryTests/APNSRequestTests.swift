@@ -37,6 +37,35 @@ import Testing
         }
     }
 
+    /// Values that become headers or the path are refused before they reach the HTTP/2 layer,
+    /// with APNs' own reason, so nothing is retried and no connection is spent.
+    @Test(arguments: [
+        (String(repeating: "ab", count: 8_192), nil, "im.herald.app", APNSReason.badDeviceToken),
+        ("abc", nil, "im.herald.app", .badDeviceToken),
+        (String(repeating: "ab", count: 101), nil, "im.herald.app", .badDeviceToken),
+        (Self.token, nil, "im.herald\r\nx-injected: 1", .badTopic),
+        (Self.token, nil, "im.herald\u{0}app", .badTopic),
+        (Self.token, nil, String(repeating: "t", count: 100_000), .badTopic),
+        (Self.token, nil, "im herald", .badTopic),
+        (Self.token, "sync\r\nx", "im.herald.app", .badCollapseId),
+        (Self.token, "nul\u{0}", "im.herald.app", .badCollapseId),
+    ] as [(String, String?, String, APNSReason)])
+    func headerValuesAreCheckedBeforeSending(token: String, collapseID: String?, topic: String, reason: APNSReason) {
+        #expect(throws: APNSRequestError.self) {
+            try APNSRequest(self.notification(collapseID: collapseID, topic: topic, token: token), defaultTopic: nil)
+        }
+        do {
+            _ = try APNSRequest(self.notification(collapseID: collapseID, topic: topic, token: token), defaultTopic: nil)
+        } catch {
+            #expect(error.reason == reason)
+            #expect(error.outcome != .delivered && error.outcome.failure?.code.rawValue == reason.rawValue)
+        }
+    }
+
+    @Test func aLongestAllowedTokenAndTopicAreTaken() throws {
+        _ = try APNSRequest(self.notification(topic: String(repeating: "t", count: 255), token: String(repeating: "ab", count: 100)), defaultTopic: nil)
+    }
+
     @Test func alertRequestCarriesEveryHeader() throws {
         let request = try APNSRequest(notification(priority: .immediate, collapseID: "c1"), defaultTopic: nil)
         #expect(request.path == "/3/device/" + Self.token)

@@ -12,10 +12,17 @@ public struct APNSRequest: Sendable {
 
     /// Checks `notification` and builds the request; a notification APNs would refuse is refused
     /// here, before it costs a request, with the reason APNs would give.
+    /// Hex digits of the longest device token taken (100 bytes, what Apple reserves).
+    static let maximumTokenLength = 200
+    /// Bundle ids are short; this is generous.
+    static let maximumTopicLength = 255
+
     public init(_ notification: PushNotification, defaultTopic: String?) throws(APNSRequestError) {
         let token = notification.device.token
-        guard !token.isEmpty, token.utf8.allSatisfy(\.isHexDigit) else {
-            throw APNSRequestError(.badDeviceToken, "device token must be hexadecimal, got \(token.count) characters")
+        // Tokens are 32 bytes today; Apple reserves up to 100. A longer one would become a
+        // `:path` no HTTP/2 peer takes, retried until the deadline.
+        guard (2...Self.maximumTokenLength).contains(token.utf8.count), token.utf8.count % 2 == 0, token.utf8.allSatisfy(\.isHexDigit) else {
+            throw APNSRequestError(.badDeviceToken, "device token must be an even number of hex digits, at most \(Self.maximumTokenLength), got \(token.utf8.count) characters")
         }
         let pushType: APNSPushType
         if let name = notification.pushType {
@@ -34,11 +41,22 @@ public struct APNSRequest: Sendable {
         if !pushType.topicSuffix.isEmpty, !topic.hasSuffix(pushType.topicSuffix) {
             topic += pushType.topicSuffix
         }
+        // It becomes a header: CR, LF, NUL or a huge value would be refused by the HTTP/2 layer,
+        // not answered by APNs, and retried.
+        guard topic.utf8.count <= Self.maximumTopicLength, topic.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw APNSRequestError(.badTopic, "topic must be at most \(Self.maximumTopicLength) visible ASCII characters (a bundle id)")
+        }
         guard Self.isCanonicalUUID(notification.id) else {
             throw APNSRequestError(.badMessageId, "notification id must be a canonical UUID")
         }
-        if let collapseID = notification.collapseID, collapseID.utf8.count > 64 {
-            throw APNSRequestError(.badCollapseId, "collapse id is \(collapseID.utf8.count) bytes; APNs allows 64")
+        if let collapseID = notification.collapseID {
+            guard collapseID.utf8.count <= 64 else {
+                throw APNSRequestError(.badCollapseId, "collapse id is \(collapseID.utf8.count) bytes; APNs allows 64")
+            }
+            // RFC 9113 §8.2.1: no control characters in a field value; UTF-8 is fine.
+            guard collapseID.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
+                throw APNSRequestError(.badCollapseId, "collapse id must hold no control characters (it becomes a header)")
+            }
         }
         if let expiration = notification.expiration, expiration < 0 {
             throw APNSRequestError(.badExpirationDate, "expiration must be a UNIX time in seconds, or 0")
