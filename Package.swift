@@ -475,6 +475,7 @@ let package = Package(
             name: "HeraldStatusTests",
             dependencies: [
                 "HeraldStatus",
+                "HeraldConfig",
                 "HeraldCore",
                 "HeraldCrypto",
                 "HeraldDelivery",

@@ -70,6 +70,11 @@ public struct ConfigurationSection: Sendable {
         let declared = try self.declared(key)
         guard let raw = self.reader.string(forKey: ConfigKey(declared.components), isSecret: true) else { return nil }
         guard !raw.trimmingSpaces.isEmpty else { throw self.invalid(declared, raw: raw, expecting: "a non-empty token") }
+        // Such a token could never match: HTTP drops a header value's outer whitespace, and
+        // clients cannot send control or non-ASCII characters in one.
+        guard raw.trimmingSpaces == raw, raw.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) }) else {
+            throw self.invalid(declared, raw: raw, expecting: "a token of visible ASCII characters without leading or trailing spaces")
+        }
         return raw
     }
 

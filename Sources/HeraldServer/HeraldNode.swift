@@ -45,7 +45,12 @@ public struct HeraldNode: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
     ) throws -> HeraldNode {
-        let store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment)
+        let store: LocalStore
+        do {
+            store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment)
+        } catch {
+            throw ConfigurationError(.invalidValue, "configuration key store.path: cannot open the store at \(configuration.store.path): \(error)")
+        }
         do {
             return try Self.build(
                 configuration: configuration,
@@ -232,9 +237,15 @@ public struct HeraldNode: Sendable {
         if let feedback { services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() })) }
         if let delivery { services.append(DeliveryService(pool: delivery)) }
         for frontDoor in frontDoors { services.append(contentsOf: frontDoor.services) }
-        if let operationsApplication { services.append(operationsApplication) }
+        if let operationsApplication, let port = configuration.server.operationsPort {
+            services.append(ListenerService(listener: operationsApplication, keys: "server.host and server.operations-port", address: "\(configuration.server.host):\(port)"))
+        }
         // Last, so it stops first: nothing is forwarded here once shutdown begins.
-        if let internalApplication { services.append(internalApplication) }
+        if let internalApplication {
+            services.append(
+                ListenerService(listener: internalApplication, keys: "server.host and cluster.internal-port", address: "\(configuration.server.host):\(configuration.cluster.internalPort)")
+            )
+        }
 
         let application = Application(
             router: router,
@@ -348,6 +359,11 @@ public struct HeraldNode: Sendable {
         // A request stuck past the deadline must not hold the node up forever: the group then
         // cancels what is left, and the store still closes on cancellation.
         configuration.maximumGracefulShutdownDuration = self.configuration.server.shutdownTimeout
-        try await ServiceGroup(configuration: configuration).run()
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch {
+            let address = "\(self.configuration.server.host):\(self.configuration.server.port)"
+            throw ListenerService.configurationError(error, keys: "server.host and server.port", address: address) ?? error
+        }
     }
 }

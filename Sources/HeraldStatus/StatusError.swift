@@ -24,8 +24,8 @@ public struct StatusError: CodedError {
         case deliveryFailed = "status.delivery_failed"
         /// A store or encoding failure kept the server from answering.
         case internalFailure = "status.internal_failure"
-        /// The identity key file cannot be read, written or parsed.
-        case identityKey = "status.identity_key"
+        /// `herald keygen` cannot write the identity key file.
+        case identityKey = "status.identity_key_file"
     }
 
     public let code: Code

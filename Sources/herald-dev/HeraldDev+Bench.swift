@@ -132,7 +132,9 @@ extension HeraldDev {
             var text = self.statusServerKey
             if text == nil {
                 let url = self.url.trimmingCharacters(in: ["/"]) + "/status/v1/identity"
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+                var request = HTTPClientRequest(url: url)
+                if let token = self.bearerToken { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
                 let body = try await response.body.collect(upTo: 1 << 16)
                 let identity = try JSONDecoder().decode([String: String].self, from: Data(buffer: body))
                 text = identity["publicKey"]

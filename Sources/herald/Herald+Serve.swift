@@ -74,9 +74,17 @@ extension Herald {
                 )
             }
 
-            let node = try HeraldNode.build(configuration: configuration, logger: logger, configurationText: effective.yaml()) { address in
-                let port = address?.port ?? configuration.server.port
-                logger.notice("Herald is listening on http://\(configuration.server.host):\(port) (/healthz, /readyz, /metrics)")
+            let node: HeraldNode
+            do {
+                node = try HeraldNode.build(configuration: configuration, logger: logger, configurationText: effective.yaml()) { address in
+                    let port = address?.port ?? configuration.server.port
+                    logger.notice("Herald is listening on http://\(configuration.server.host):\(port) (/healthz, /readyz, /metrics)")
+                }
+            } catch {
+                // Every failure to build the node comes from what the configuration names: a key
+                // file, a certificate, the store's path.
+                FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
+                throw ExitCode(78)  // EX_CONFIG
             }
             let head = (try? await node.log.head()) ?? 0
             let records = try node.store.view.recordCount()
@@ -102,7 +110,12 @@ extension Herald {
             if configuration.metrics.bearerToken == nil, configuration.server.host != "127.0.0.1", configuration.server.host != "localhost" {
                 logger.warning("/metrics is open to anyone who can reach \(configuration.server.host); set metrics.bearer-token")
             }
-            try await node.run(logger: logger)
+            do {
+                try await node.run(logger: logger)
+            } catch let error as ConfigurationError {
+                logger.critical("\(error.message)")
+                throw ExitCode(78)  // EX_CONFIG
+            }
             logger.notice("Herald stopped")
         }
     }

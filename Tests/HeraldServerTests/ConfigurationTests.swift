@@ -97,6 +97,15 @@ import Testing
         #expect(named?.message.contains("api.bearer-token") == true, "a name starting 127. is not loopback")
     }
 
+    @Test(arguments: ["   ", "\t", " s3cret", "s3cret ", "s3c\nret", "s3cr\u{7F}t", "sécret"])
+    func bearerTokensThatCouldNeverMatchAreRefused(token: String) async throws {
+        for key in ["api", "metrics", "feedback"] {
+            let error = await error(environment: ["HERALD_\(key.uppercased())_BEARER_TOKEN": token])
+            #expect(error?.message.contains("\(key).bearer-token") == true, "\(key) \(token.debugDescription)")
+            #expect(error?.message.contains(token) == false, "a refused secret is not echoed")
+        }
+    }
+
     @Test func fcmOnlyAppsAndCertificateAppsAreAccepted() async throws {
         let file = """
             apps:

@@ -115,6 +115,15 @@ import HeraldConfig
                 #expect(wrong.status == .unauthorized)
                 let right = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer s3cret"])
                 #expect(right.status == .ok)
+                // RFC 9110 §11.1: the scheme is case-insensitive and one or more spaces end it.
+                for spelling in ["bearer s3cret", "BEARER s3cret", "Bearer   s3cret"] {
+                    let response = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: spelling])
+                    #expect(response.status == .ok, "\(spelling)")
+                }
+                for spelling in ["Basic s3cret", "Bearers3cret", "Bearer s3cre t", "s3cret", "Bearer"] {
+                    let response = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: spelling])
+                    #expect(response.status == .unauthorized, "\(spelling)")
+                }
             }
         }
     }

@@ -62,6 +62,74 @@ import Glibc
         }
     }
 
+    /// Files and directories the configuration names are checked before anything is read or
+    /// served: each failure names its key and exits with EX_CONFIG, quickly.
+    @Test(arguments: [
+        ("HERALD_STATUS_IDENTITY_KEY_FILE", "directory", "is a directory"),
+        ("HERALD_STATUS_IDENTITY_KEY_FILE", "huge", "bytes; files named by configuration keys are at most"),
+        ("HERALD_STATUS_IDENTITY_KEY_FILE", "missing", "no such file"),
+        ("HERALD_STATUS_IDENTITY_KEY_FILE", "fifo", "not a regular file"),
+        ("HERALD_STATUS_IDENTITY_KEY_FILE", "garbage", "64 hex digits"),
+        ("HERALD_STORE_PATH", "plain-file", "cannot open the store"),
+    ])
+    func startUpFailuresExitWith78NamingTheKey(variable: String, target: String, reason: String) async throws {
+        try #require(HeraldExecutable.exists)
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory + "/directory", withIntermediateDirectories: false)
+            // Sparse: two gigabytes that take no disk, which a whole-file read would pull into memory.
+            let huge = try #require(FileHandle(forWritingAtPath: directory + "/huge") ?? {
+                FileManager.default.createFile(atPath: directory + "/huge", contents: nil)
+                return FileHandle(forWritingAtPath: directory + "/huge")
+            }())
+            try huge.truncate(atOffset: 2 << 30)
+            try huge.close()
+            #expect(mkfifo(directory + "/fifo", 0o600) == 0)
+            try "not hex\n".write(toFile: directory + "/garbage", atomically: true, encoding: .utf8)
+            try "".write(toFile: directory + "/plain-file", atomically: true, encoding: .utf8)
+            let child = try ChildProcess(
+                executable: HeraldExecutable.path,
+                arguments: ["serve", "--server-port", "0"],
+                directory: directory,
+                environment: Self.environment.merging([variable: directory + "/" + target]) { $1 }
+            )
+            let exit = try await child.waitForExit(timeout: .seconds(20))
+            #expect(exit.status == 78, "\(child.output)")
+            let key = variable.dropFirst("HERALD_".count).lowercased().replacingOccurrences(of: "_", with: "-")
+                .replacingOccurrences(of: "status-", with: "status.").replacingOccurrences(of: "aries-", with: "aries.")
+                .replacingOccurrences(of: "store-", with: "store.")
+            let output = try await child.waitFor(timeout: .seconds(1)) { $0.contains(reason) ? $0 : nil } ?? child.output
+            #expect(output.contains("configuration key \(key)"), "\(output)")
+            #expect(output.contains(reason), "\(output)")
+            #expect(!output.contains("NSCocoaErrorDomain"))
+        }
+    }
+
+    @Test(arguments: ["--server-port", "--server-operations-port"])
+    func aPortInUseExitsWith78NamingItsKey(flag: String) async throws {
+        try #require(HeraldExecutable.exists)
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) == 0 && listen(taken, 1) == 0 && getsockname(taken, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        try await withTemporaryDirectory { directory in
+            var arguments = ["serve", "--server-port", "0", flag, "\(port)"]
+            if flag == "--server-port" { arguments.removeSubrange(1...2) }
+            let child = try ChildProcess(executable: HeraldExecutable.path, arguments: arguments, directory: directory, environment: Self.environment)
+            let exit = try await child.waitForExit(timeout: .seconds(20))
+            #expect(exit.status == 78, "\(child.output)")
+            let key = flag.dropFirst(2).replacingOccurrences(of: "server-", with: "server.")
+            let output = try await child.waitFor(timeout: .seconds(1)) { $0.contains("cannot listen") ? $0 : nil } ?? child.output
+            #expect(output.contains("\(key): cannot listen on 127.0.0.1:\(port): Address already in use"), "\(output)")
+        }
+    }
+
     @Test func badConfigurationExitsWithStatus78NamingTheKey() async throws {
         try #require(HeraldExecutable.exists)
         try await withTemporaryDirectory { directory in

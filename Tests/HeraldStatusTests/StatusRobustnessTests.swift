@@ -2,6 +2,7 @@ import Logging
 import HeraldStore
 import SwiftProtobuf
 import Foundation
+import HeraldConfig
 import HeraldCore
 import HeraldCrypto
 @testable import HeraldStatus
@@ -231,7 +232,10 @@ import Testing
             #expect(throws: StatusError(.identityKey, "")) { try StatusIdentity.write(Secp256k1PrivateKey(), toFile: path) }
             #expect(try StatusIdentity(contentsOfFile: path).publicKey == key.publicKey)
             try "not a key\n".write(toFile: directory + "/bad.key", atomically: true, encoding: .utf8)
-            #expect(throws: StatusError(.identityKey, "")) { try StatusIdentity(contentsOfFile: directory + "/bad.key") }
+            let refusal = #expect(throws: ConfigurationError.self) { try StatusIdentity(contentsOfFile: directory + "/bad.key") }
+            #expect(refusal?.message.contains("status.identity-key-file") == true)
+            let directoryRefusal = #expect(throws: ConfigurationError.self) { try StatusIdentity(contentsOfFile: directory) }
+            #expect(directoryRefusal?.message.contains("is a directory") == true)
         }
     }
 }

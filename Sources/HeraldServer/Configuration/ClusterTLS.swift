@@ -16,7 +16,9 @@ struct ClusterTLS {
         let roots = try Self.certificates(in: caFile, key: "cluster.tls-ca-file")
         let privateKey: NIOSSLPrivateKey
         do {
-            privateKey = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+            privateKey = try NIOSSLPrivateKey(bytes: try ConfigurationFile.bytes(keyFile, key: "cluster.tls-key-file"), format: .pem)
+        } catch let error as ConfigurationError {
+            throw error
         } catch {
             throw ConfigurationError(.invalidValue, "configuration key cluster.tls-key-file: cannot read \(keyFile) as a PEM private key: \(error)")
         }
@@ -37,7 +39,9 @@ struct ClusterTLS {
     private static func certificates(in file: String, key: String) throws -> [NIOSSLCertificate] {
         let certificates: [NIOSSLCertificate]
         do {
-            certificates = try NIOSSLCertificate.fromPEMFile(file)
+            certificates = try NIOSSLCertificate.fromPEMBytes(try ConfigurationFile.bytes(file, key: key))
+        } catch let error as ConfigurationError {
+            throw error
         } catch {
             throw ConfigurationError(.invalidValue, "configuration key \(key): cannot read \(file) as PEM certificates: \(error)")
         }

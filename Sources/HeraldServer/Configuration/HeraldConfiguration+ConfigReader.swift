@@ -153,12 +153,7 @@ extension HeraldConfiguration {
         } else {
             return (nil, [])
         }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigurationError(.unreadableFile, "configuration file \(path) cannot be read: \(error.localizedDescription)")
-        }
+        let text = try ConfigurationFile.read(path, key: "--config (HERALD_CONFIG)")
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

@@ -203,7 +203,7 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .string,
             default: nil,
             secret: true,
-            help: "When set, `/api/*` requires `Authorization: Bearer <token>`. Required when `server.host` is not a loopback address."
+            help: "When set, every sender-facing route requires `Authorization: Bearer <token>` (scheme in any case): gorush `/api/*`, Status `/waku/v1/messages` and `/status/v1/identity`, `/silent/v1/*` and Aries `/aries/v1/connections/*` and `/aries/v1/notify`. Device-facing routes never take it (Web Push `/relay-to*`, silent-sync `/v1/register` and `/v3/register`, `/aries/v1/didcomm` and `/aries/v1/identity`), nor do `/healthz`, `/readyz` and `/cluster`. Required when `server.host` is not a loopback address; visible ASCII only."
         ),
         ConfigurationKey(
             "feedback.url",
@@ -225,7 +225,7 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .string,
             default: nil,
             secret: true,
-            help: "When set, `/metrics` requires `Authorization: Bearer <token>`."
+            help: "When set, `/metrics` requires `Authorization: Bearer <token>`, and so does `/cluster?digest=true` on a node without a cluster (in a cluster the digest takes `cluster.secret`)."
         ),
         ConfigurationKey(
             "cluster.etcd-endpoints",

@@ -12,14 +12,24 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     func authorize(_ request: Request) throws {
-        let presented = request.headers[.authorization] ?? ""
-        guard Self.constantTimeEquals(Array(presented.utf8), Array("Bearer \(self.token)".utf8)) else {
+        let presented = Self.credentials(request.headers[.authorization] ?? "")
+        guard Self.constantTimeEquals(presented, Array(self.token.utf8)) else {
             throw HTTPError(
                 .unauthorized,
                 headers: [.wwwAuthenticate: "Bearer realm=\"\(self.realm)\""],
                 message: "a bearer token is required for \(request.uri.path)"
             )
         }
+    }
+
+    /// The credentials after the `Bearer` scheme, which RFC 9110 §11.1 makes case-insensitive and
+    /// separates from them by one or more spaces; empty when the scheme is another.
+    static func credentials(_ authorization: String) -> [UInt8] {
+        let bytes = Array(authorization.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count, bytes[scheme.count] == UInt8(ascii: " ") else { return [] }
+        for index in scheme.indices where bytes[index] | 0x20 != scheme[index] { return [] }
+        return Array(bytes[scheme.count...].drop { $0 == UInt8(ascii: " ") })
     }
 
     /// Compares without an early exit, so response time does not reveal how much of a guess matched.

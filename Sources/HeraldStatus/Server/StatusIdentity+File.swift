@@ -6,19 +6,13 @@ import HeraldConfig
 extension StatusIdentity {
     /// Reads a private key written by `herald keygen`: 64 hex digits, optionally `0x`-prefixed,
     /// surrounding whitespace ignored.
-    public init(contentsOfFile path: String) throws {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw StatusError(.identityKey, "cannot read the Status identity key \(path): \(error.localizedDescription)")
-        }
-        var hex = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    public init(contentsOfFile path: String, key: String = "status.identity-key-file") throws {
+        var hex = try ConfigurationFile.read(path, key: key).trimmingCharacters(in: .whitespacesAndNewlines)
         if hex.hasPrefix("0x") { hex.removeFirst(2) }
-        guard hex.utf8.count == 64, let bytes = Hex.decode(hex) else {
-            throw StatusError(.identityKey, "the Status identity key \(path) must hold 64 hex digits (a secp256k1 private key)")
+        guard hex.utf8.count == 64, let bytes = Hex.decode(hex), let privateKey = try? Secp256k1PrivateKey(rawRepresentation: bytes) else {
+            throw ConfigurationError(.invalidValue, "configuration key \(key): \(path) must hold 64 hex digits (a secp256k1 private key)")
         }
-        self.init(privateKey: try Secp256k1PrivateKey(rawRepresentation: bytes))
+        self.init(privateKey: privateKey)
     }
 
     /// Writes `privateKey` as `herald keygen` does: hex and a newline, in a file created for the
