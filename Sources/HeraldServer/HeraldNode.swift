@@ -181,6 +181,8 @@ public struct HeraldNode: Sendable {
             digestToken: cluster == nil ? configuration.metrics.bearerToken : configuration.cluster.secret
         )
         clusterRoutes.register(on: router)
+        let requestTimeoutCounter = Counter(label: "herald_http_request_timeouts_total", factory: factory)
+        let requestTimeouts: @Sendable () -> Void = { requestTimeoutCounter.increment() }
         var operationsApplication: (any Service)?
         if let port = configuration.server.operationsPort {
             // Probes and scrapes on a listener of their own: API clients holding every
@@ -190,7 +192,7 @@ public struct HeraldNode: Sendable {
             clusterRoutes.register(on: operationsRouter)
             operationsApplication = Application(
                 router: operationsRouter,
-                server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout / .nanoseconds(1))))),
+                server: .heraldHTTP1(idleTimeout: configuration.server.idleTimeout, requestTimeout: configuration.server.requestTimeout, onTimeout: requestTimeouts),
                 configuration: .init(
                     address: .hostname(configuration.server.host, port: port),
                     serverName: "herald-operations",
@@ -249,7 +251,7 @@ public struct HeraldNode: Sendable {
 
         let application = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.server.idleTimeout / .nanoseconds(1))))),
+            server: .heraldHTTP1(idleTimeout: configuration.server.idleTimeout, requestTimeout: configuration.server.requestTimeout, onTimeout: requestTimeouts),
             configuration: .init(
                 address: .hostname(configuration.server.host, port: configuration.server.port),
                 serverName: "herald",

@@ -23,6 +23,7 @@ extension HeraldConfiguration.Server {
         self.port = try section.integer("port")
         self.shutdownTimeout = try section.duration("shutdown-timeout")
         self.idleTimeout = try section.duration("idle-timeout", atLeast: .milliseconds(100))
+        self.requestTimeout = try section.duration("request-timeout", atLeast: .milliseconds(100))
         self.maxConnections = try section.integer("max-connections")
         if section.isSet("operations-port") {
             let port = try section.integer("operations-port")

@@ -10,9 +10,10 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var port: Int = 8080
         /// How long graceful shutdown may take before what is left is cancelled.
         public var shutdownTimeout: Duration = .seconds(30)
-        /// How long a connection may stay idle, or take to send a request's head, before it is
-        /// closed.
+        /// How long a connection may stay idle before it is closed.
         public var idleTimeout: Duration = .seconds(60)
+        /// How long a request, head and body, may take to arrive from its first byte.
+        public var requestTimeout: Duration = .seconds(30)
         /// Connections served at once on the API port; more wait in the listen backlog.
         public var maxConnections = 8192
         /// A port of its own for `/healthz`, `/readyz`, `/metrics` and `/cluster`, which API
@@ -147,7 +148,13 @@ public struct HeraldConfiguration: Sendable, Hashable {
             "server.idle-timeout",
             .duration,
             default: "60s",
-            help: "A connection idle this long, or this slow to send a request's head (slowloris), is closed."
+            help: "A connection that sends nothing for this long is closed."
+        ),
+        ConfigurationKey(
+            "server.request-timeout",
+            .duration,
+            default: "30s",
+            help: "A request whose head and body have not all arrived this long after its first byte is cut off and its connection closed (slowloris clients dripping a header or a body); counted in `herald_http_request_timeouts_total`. Time spent answering does not count."
         ),
         ConfigurationKey(
             "server.max-connections",

@@ -1,0 +1,54 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+extension HTTPServerBuilder {
+    /// Hummingbird's HTTP/1.1 channel with the connection rules Hummingbird leaves out: a whole
+    /// request must arrive within `requestTimeout` of its first byte, and a request that does not
+    /// ask to keep the connection (HTTP/1.0 without `keep-alive`, or `Connection: close`) has it
+    /// closed after its answer.
+    static func heraldHTTP1(idleTimeout: Duration, requestTimeout: Duration, onTimeout: @escaping @Sendable () -> Void = {}) -> HTTPServerBuilder {
+        .init { responder in
+            HeraldHTTP1Channel(
+                inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: TimeAmount(idleTimeout))),
+                requestTimeout: TimeAmount(requestTimeout),
+                onTimeout: onTimeout
+            )
+        }
+    }
+}
+
+struct HeraldHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = HTTP1Channel.Value
+
+    let inner: HTTP1Channel
+    let requestTimeout: TimeAmount
+    let onTimeout: @Sendable () -> Void
+
+    var responder: HTTPChannelHandler.Responder { self.inner.responder }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        self.inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            // Beside Hummingbird's decoder: the first sees bytes, the second the decoded parts,
+            // both before Hummingbird turns NIO's HTTP/1 types (which carry the version) into
+            // version-less HTTP types.
+            let operations = channel.pipeline.syncOperations
+            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            let deadline = RequestDeadline(timeout: self.requestTimeout, onTimeout: self.onTimeout)
+            try operations.addHandler(RequestDeadline.ByteWatcher(deadline: deadline), position: .first)
+            try operations.addHandler(RequestDeadline.PartWatcher(deadline: deadline), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await self.inner.handle(value: value, logger: logger)
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        self = .nanoseconds(Int64(duration / .nanoseconds(1)))
+    }
+}

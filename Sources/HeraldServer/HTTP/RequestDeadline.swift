@@ -1,0 +1,113 @@
+import NIOCore
+import NIOHTTP1
+
+/// One connection's request deadline and keep-alive wishes, shared by its two handlers. Both run
+/// on the connection's event loop, the only place this state is touched.
+final class RequestDeadline {
+    let timeout: TimeAmount
+    let onTimeout: @Sendable () -> Void
+    private var timer: Scheduled<Void>?
+    /// Whether each request read and not yet answered asked to keep the connection, in order.
+    private var keepAlive: [Bool] = []
+
+    init(timeout: TimeAmount, onTimeout: @escaping @Sendable () -> Void) {
+        self.timeout = timeout
+        self.onTimeout = onTimeout
+    }
+
+    /// From a request's first byte (or its head, when it came in one read with the request
+    /// before): a slowloris client dripping a header or a body gets no more than `timeout`.
+    func start(_ context: ChannelHandlerContext) {
+        guard self.timer == nil else { return }
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let onTimeout = self.onTimeout
+        self.timer = context.eventLoop.scheduleTask(in: self.timeout) {
+            onTimeout()
+            loopBound.value.close(promise: nil)
+        }
+    }
+
+    func requestEnded() {
+        self.timer?.cancel()
+        self.timer = nil
+    }
+
+    func cancel() {
+        self.requestEnded()
+        self.keepAlive.removeAll()
+    }
+
+    func read(_ head: HTTPRequestHead) {
+        self.keepAlive.append(head.isKeepAlive)
+    }
+
+    /// Whether the answer now being written is the last on the connection.
+    var closesAfterAnswer: Bool { self.keepAlive.first == false }
+
+    func answered() {
+        if !self.keepAlive.isEmpty { self.keepAlive.removeFirst() }
+    }
+}
+
+extension RequestDeadline {
+    /// First in the pipeline: any bytes while no request is being read start the clock.
+    final class ByteWatcher: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+        typealias InboundOut = ByteBuffer
+        let deadline: RequestDeadline
+
+        init(deadline: RequestDeadline) { self.deadline = deadline }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            if self.unwrapInboundIn(data).readableBytes > 0 { self.deadline.start(context) }
+            context.fireChannelRead(data)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            self.deadline.cancel()
+            context.fireChannelInactive()
+        }
+    }
+
+    /// After the decoder: a request's end stops the clock; an answer to a request that did not
+    /// ask for keep-alive says `Connection: close` and closes once written.
+    final class PartWatcher: ChannelDuplexHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias InboundOut = HTTPServerRequestPart
+        typealias OutboundIn = HTTPServerResponsePart
+        typealias OutboundOut = HTTPServerResponsePart
+        let deadline: RequestDeadline
+
+        init(deadline: RequestDeadline) { self.deadline = deadline }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch self.unwrapInboundIn(data) {
+            case .head(let head):
+                self.deadline.read(head)
+                self.deadline.start(context)
+            case .body: break
+            case .end: self.deadline.requestEnded()
+            }
+            context.fireChannelRead(data)
+        }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            switch self.unwrapOutboundIn(data) {
+            case .head(var head) where self.deadline.closesAfterAnswer && head.status.code >= 200:
+                head.headers.replaceOrAdd(name: "connection", value: "close")
+                context.write(self.wrapOutboundOut(.head(head)), promise: promise)
+            case .end where self.deadline.closesAfterAnswer:
+                self.deadline.answered()
+                let written = promise ?? context.eventLoop.makePromise()
+                let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+                context.write(data, promise: written)
+            case .end:
+                self.deadline.answered()
+                context.write(data, promise: promise)
+            default:
+                context.write(data, promise: promise)
+            }
+        }
+    }
+}
