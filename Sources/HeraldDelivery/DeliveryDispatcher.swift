@@ -5,35 +5,30 @@ import Synchronization
 /// stops. At most `limit` pushes wait or run at once; beyond that the caller is refused (gorush
 /// answers "max capacity reached").
 public final class DeliveryDispatcher: Sendable {
-    public let limit: Int
-    private let pending = Atomic<Int>(0)
+    private let pending: PendingLimit
     private let stream: AsyncStream<@Sendable () async -> Void>
     private let continuation: AsyncStream<@Sendable () async -> Void>.Continuation
 
     public init(limit: Int = 8192) {
-        self.limit = max(limit, 1)
+        self.pending = PendingLimit(limit)
         (self.stream, self.continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     }
 
+    public var limit: Int { self.pending.limit }
+
     /// Pushes accepted and not yet finished.
-    public var pendingCount: Int { self.pending.load(ordering: .relaxed) }
+    public var pendingCount: Int { self.pending.count }
 
     /// Accepts `count` pushes whose delivery is `work`; `false` (nothing accepted) when that
     /// would pass the limit or the dispatcher has finished.
     public func submit(count: Int, _ work: @escaping @Sendable () async -> Void) -> Bool {
-        var current = self.pending.load(ordering: .relaxed)
-        while true {
-            guard current + count <= self.limit else { return false }
-            let (done, actual) = self.pending.compareExchange(expected: current, desired: current + count, ordering: .acquiringAndReleasing)
-            if done { break }
-            current = actual
-        }
+        guard self.pending.acquire(count) else { return false }
         let job: @Sendable () async -> Void = {
             await work()
-            self.pending.subtract(count, ordering: .relaxed)
+            self.pending.release(count)
         }
         if case .terminated = self.continuation.yield(job) {
-            self.pending.subtract(count, ordering: .relaxed)
+            self.pending.release(count)
             return false
         }
         return true

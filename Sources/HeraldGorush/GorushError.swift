@@ -9,6 +9,8 @@ public struct GorushError: CodedError, HTTPResponseError {
         case missingNotifications = "gorush.missing_notifications"
         case emptyNotifications = "gorush.empty_notifications"
         case tooManyNotifications = "gorush.too_many_notifications"
+        case tooManyTokens = "gorush.too_many_tokens"
+        case tooManyTargets = "gorush.too_many_targets"
         case invalidIdempotencyKey = "gorush.invalid_idempotency_key"
         case idempotencyKeyInUse = "gorush.idempotency_key_in_use"
         case idempotencyKeyReused = "gorush.idempotency_key_reused"
@@ -34,6 +36,15 @@ public struct GorushError: CodedError, HTTPResponseError {
 
     public static func tooManyNotifications(_ count: Int, limit: Int) -> GorushError {
         GorushError(.tooManyNotifications, "Number of notifications(\(count)) over limit(\(limit))")
+    }
+
+    /// `index` counts from 0, as the entry's place in `notifications`.
+    public static func tooManyTokens(_ count: Int, notification index: Int, limit: Int) -> GorushError {
+        GorushError(.tooManyTokens, "Number of tokens(\(count)) in notification \(index) over limit(\(limit))")
+    }
+
+    public static func tooManyTargets(_ count: Int, limit: Int) -> GorushError {
+        GorushError(.tooManyTargets, "Number of targets(\(count)) over limit(\(limit))")
     }
 
     static let invalidIdempotencyKey = GorushError(

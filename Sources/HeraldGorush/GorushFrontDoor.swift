@@ -14,6 +14,11 @@ public struct GorushFrontDoor: FrontDoor {
         var routes = GorushRoutes<HeraldRequestContext>.Configuration()
         let dispatcher = configuration.sync ? nil : DeliveryDispatcher(limit: configuration.queueLimit)
         routes.dispatcher = dispatcher
+        routes.pending = configuration.sync ? PendingLimit(configuration.queueLimit) : nil
+        routes.limits.notifications = configuration.maximumNotifications
+        routes.limits.tokens = configuration.maximumTokens
+        // A request larger than the queue could never be taken.
+        routes.limits.targets = min(configuration.maximumTargets, configuration.queueLimit)
         routes.configurationText = context.configurationText
         routes.idempotency = GorushIdempotency(markers: context.markers, router: context.router, window: configuration.idempotencyWindow)
         return GorushFrontDoor(

@@ -9,8 +9,10 @@ import NIOCore
 /// mode, with one failed-push entry for every target that was not delivered.
 public struct GorushRoutes<Context: RequestContext>: Sendable {
     public struct Configuration: Sendable {
-        /// gorush's `core.max_notification`.
-        public var maximumNotifications = 100
+        /// What one request may hold.
+        public var limits = GorushRequestLimits()
+        /// Sync mode: pushes being delivered at once, across requests; `nil` is no limit.
+        public var pending: PendingLimit?
         /// Largest request body read.
         public var maximumBodySize = 4 << 20
         /// gorush's `log.hide_token`.
@@ -81,7 +83,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
     /// repeat may get past (a full queue, a provider's transient trouble).
     private func answer(_ body: [UInt8]) async throws -> (status: Int, body: [UInt8], keep: Bool) {
         // A refusal renders gorush's own answer through the router.
-        let notifications = try GorushPushRequest.decode(body, maximumNotifications: self.configuration.maximumNotifications)
+        let notifications = try GorushPushRequest.decode(body, limits: self.configuration.limits)
         let enabled = notifications.filter { $0.enabledPlatform != nil }
         let counts = enabled.reduce(0) { $0 + $1.targetCount }
         self.statistics.accepted(counts: counts)
@@ -150,6 +152,16 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
                 break
             }
         }
+        if let pending = self.configuration.pending {
+            guard pending.acquire(sends.count) else {
+                for send in sends {
+                    self.statistics.pushed(platform: send.platform, succeeded: false)
+                    failures.append(self.failure(send.entry, platform: send.platform, token: send.push.device.token, error: "max capacity reached", isTransient: true))
+                }
+                return failures
+            }
+        }
+        defer { self.configuration.pending?.release(sends.count) }
         // One push, the commonest call, is sent from this task: a child task would cost a task
         // and a switch for nothing.
         if sends.count == 1, let only = sends.first {

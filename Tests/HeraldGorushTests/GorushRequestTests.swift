@@ -7,13 +7,36 @@ import Testing
 @Suite struct GorushRequestTests {
     static let statusGoBody = #"{"notifications":[{"tokens":["3c2f5d"],"platform":1,"message":"You have a new message","topic":"im.status.ethereum","data":{"encryptedMessage":"0x","chatId":"0xab","publicKey":"0xcd"}},{"tokens":["fcm-token"],"platform":2,"message":"Someone mentioned you","topic":"","data":{"encryptedMessage":"0x","chatId":"0xab","publicKey":"0xcd"}},{"tokens":["x"],"platform":0,"message":"dropped","topic":"","data":{}}]}"#
 
-    func decode(_ text: String, limit: Int = 100) -> Result<[GorushNotification], GorushError> {
-        Result { () throws(GorushError) in try GorushPushRequest.decode(Array(text.utf8), maximumNotifications: limit) }
+    func decode(_ text: String, limit: Int = 100, tokens: Int = 500, targets: Int = 5000) -> Result<[GorushNotification], GorushError> {
+        var limits = GorushRequestLimits()
+        limits.notifications = limit
+        limits.tokens = tokens
+        limits.targets = targets
+        return Result { () throws(GorushError) in try GorushPushRequest.decode(Array(text.utf8), limits: limits) }
     }
 
-    func refusal(_ text: String, limit: Int = 100) -> GorushError? {
-        if case .failure(let error) = decode(text, limit: limit) { return error }
+    func refusal(_ text: String, limit: Int = 100, tokens: Int = 500, targets: Int = 5000) -> GorushError? {
+        if case .failure(let error) = decode(text, limit: limit, tokens: tokens, targets: targets) { return error }
         return nil
+    }
+
+    static func entry(platform: Int, tokens: Int, topic: String = "") -> String {
+        let list = (0..<tokens).map { "\"t\($0)\"" }.joined(separator: ",")
+        return #"{"platform":\#(platform),"tokens":[\#(list)],"topic":"\#(topic)"}"#
+    }
+
+    /// Every platform, iOS included, is capped per entry; the whole request is capped in targets.
+    @Test(arguments: [1, 2, 3])
+    func tokensPerEntryAndTargetsPerRequestAreCapped(platform: Int) {
+        let body = #"{"notifications":[\#(Self.entry(platform: platform, tokens: 3)),\#(Self.entry(platform: platform, tokens: 5))]}"#
+        #expect(refusal(body, tokens: 4) == .tooManyTokens(5, notification: 1, limit: 4))
+        #expect(GorushError.tooManyTokens(5, notification: 1, limit: 4).message == "Number of tokens(5) in notification 1 over limit(4)")
+        #expect(refusal(body, tokens: 5, targets: 7) == .tooManyTargets(8, limit: 7))
+        #expect(GorushError.tooManyTargets(8, limit: 7).message == "Number of targets(8) over limit(7)")
+        #expect(refusal(body, tokens: 5, targets: 8) == nil)
+        // A topic is a target too.
+        let topics = #"{"notifications":[\#(Self.entry(platform: platform, tokens: 4, topic: "news"))]}"#
+        #expect(refusal(topics, tokens: 4, targets: 4) == .tooManyTargets(5, limit: 4))
     }
 
     @Test(arguments: [

@@ -169,8 +169,9 @@ import Testing
         }
     }
 
+    /// gorush's own Android check, above a raised `gorush.max-tokens`.
     @Test func androidLimitsAreReportedBeforeAnswering() async throws {
-        try await Harness.with { h in
+        try await Harness.with(extraYAML: "gorush:\n  max-tokens: 600\n") { h in
             let many = (0..<501).map(Harness.fcmToken)
             let (status, json) = try await h.push(Harness.request(Harness.android(many), #"{"platform":2,"message":"x"}"#))
             #expect(status == .ok)
@@ -178,6 +179,43 @@ import Testing
             #expect(errors.contains { $0.contains("at most 500") })
             #expect(errors.contains { $0.contains("at least one") })
             #expect(h.fcm.sendRequestCount == 0)
+        }
+    }
+
+    /// Herald's caps, on every platform, refuse the whole request in gorush's format before
+    /// anything is sent.
+    @Test func requestsAboveTheTargetCapsAreRefusedWith400() async throws {
+        try await Harness.with(extraYAML: "gorush:\n  max-targets: 700\n") { h in
+            let many = (0..<501).map(Harness.apnsToken)
+            let (status, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(0)]), Harness.ios(many)))
+            #expect(status == .badRequest)
+            #expect(json["code"] as? Int == 400)
+            #expect(json["message"] as? String == "Number of tokens(501) in notification 1 over limit(500)")
+            let (tooMany, total) = try await h.push(Harness.request(Harness.ios(Array(many[0..<400])), Harness.android((0..<301).map(Harness.fcmToken))))
+            #expect(tooMany == .badRequest)
+            #expect(total["message"] as? String == "Number of targets(701) over limit(700)")
+            #expect(h.wallet.accepted.isEmpty)
+            #expect(h.fcm.sendRequestCount == 0)
+        }
+    }
+
+    /// Sync mode holds at most `gorush.queue-limit` pushes across requests: beyond it targets get
+    /// gorush's "max capacity reached" at once, which bounds what a burst of requests can hold.
+    @Test func syncModeBoundsThePushesHeldAcrossRequests() async throws {
+        try await Harness.with(extraYAML: "gorush:\n  queue-limit: 4\n") { h in
+            h.wallet.setLatency(.seconds(2))
+            async let first = h.push(Harness.request(Harness.ios((0..<3).map(Harness.apnsToken))))
+            // The first request holds its places once its pushes reach the peer.
+            for _ in 0..<200 where h.wallet.requestCount < 3 { try await Task.sleep(for: .milliseconds(25)) }
+            try #require(h.wallet.requestCount == 3)
+            let (status, second) = try await h.push(Harness.request(Harness.ios((3..<5).map(Harness.apnsToken))))
+            #expect(status == .ok)
+            #expect(h.logs(second).compactMap { $0["error"] as? String } == ["max capacity reached", "max capacity reached"])
+            let (_, firstAnswer) = try await first
+            #expect(h.logs(firstAnswer).isEmpty)
+            h.wallet.setLatency(.zero)
+            let (_, third) = try await h.push(Harness.request(Harness.ios((3..<5).map(Harness.apnsToken))))
+            #expect(h.logs(third).isEmpty, "places are given back once delivered")
         }
     }
 
