@@ -81,6 +81,25 @@ import Testing
         #expect(throws: FCMRequestError.self) { try FCMRequest(topic, projectID: "p") }
     }
 
+    /// Topic names become part of the message FCM checks: the legacy `/topics/` prefix is
+    /// dropped, anything outside FCM's alphabet is refused at once with its code.
+    @Test func topicNamesAreChecked() throws {
+        func topic(_ name: String) -> PushNotification {
+            PushNotification(id: "i", device: Device(platform: .fcm, token: "", topic: name), payload: Array("{}".utf8))
+        }
+        let legacy = try FCMRequest(topic("/topics/news.en~1%2"), projectID: "p")
+        #expect(String(decoding: legacy.body, as: UTF8.self).contains(#""topic":"news.en~1%2""#))
+        for bad in ["has space", "new\nline", "nul\u{0}", "/topics/", "é", String(repeating: "a", count: 901)] {
+            do {
+                _ = try FCMRequest(topic(bad), projectID: "p")
+                Issue.record("\(bad.debugDescription) was taken")
+            } catch {
+                #expect(error.field == "message.topic")
+                #expect(error.outcome == .rejected(reason: "INVALID_ARGUMENT"))
+            }
+        }
+    }
+
     @Test func refusesMalformedTokens() {
         #expect(throws: FCMRequestError.self) { try FCMRequest(self.push("{}", token: "has space"), projectID: "p") }
         #expect(throws: FCMRequestError.self) { try FCMRequest(self.push("{}", token: String(repeating: "a", count: 4097)), projectID: "p") }

@@ -17,6 +17,7 @@ public struct FCMRequest: Sendable {
     /// Most messages may carry 4096 bytes, topic messages 2048 (fcm.md §3).
     static let messageLimit = 4096
     static let topicMessageLimit = 2048
+    static let maximumTopicLength = 900
     /// Four weeks, FCM's longest and default time to live.
     static let maximumTTL: Int64 = 2_419_200
     static let reservedDataKeys: Set<String> = ["from", "message_type"]
@@ -48,7 +49,15 @@ public struct FCMRequest: Sendable {
             }
             message.insert(("token", .string(token)), at: 0)
             isTopic = false
-        } else if let topic = notification.device.topic, !topic.isEmpty {
+        } else if var topic = notification.device.topic, !topic.isEmpty {
+            // The legacy API's `/topics/` prefix, which senders still write, is dropped as the
+            // Firebase Admin SDKs drop it.
+            if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
+            // FCM's topic names: `[a-zA-Z0-9-_.~%]+`; anything else FCM refuses, so it is refused
+            // here at once, with FCM's code.
+            guard !topic.isEmpty, topic.utf8.count <= Self.maximumTopicLength, topic.utf8.allSatisfy(Self.isTopicByte) else {
+                throw FCMRequestError("message.topic", "the topic name must be at most \(Self.maximumTopicLength) of a-z, A-Z, 0-9, -, _, ., ~ and %")
+            }
             guard !message.contains(where: { $0.0 == "condition" }) else {
                 throw FCMRequestError("message.condition", "a message has exactly one target; the device already gives a topic")
             }
@@ -125,6 +134,17 @@ public struct FCMRequest: Sendable {
             if Self.reservedDataKeys.contains(key) || Self.reservedDataPrefixes.contains(where: { key.hasPrefix($0) }) {
                 throw FCMRequestError("\(field)[\(index)].key", "\"\(key)\" is a reserved key")
             }
+        }
+    }
+
+    static func isTopicByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%"):
+            true
+        default:
+            false
         }
     }
 

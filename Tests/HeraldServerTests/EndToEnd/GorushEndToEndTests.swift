@@ -219,6 +219,33 @@ import Testing
         }
     }
 
+    /// Values that would become APNs headers or paths are refused before a request is made,
+    /// with APNs' own reasons, never retried and never costing a provider connection.
+    @Test func headerValuesAPNsWouldRefuseNeverReachIt() async throws {
+        try await Harness.with { h in
+            let (_, warm) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(0)])))
+            #expect(h.logs(warm).isEmpty)
+            let connections = h.wallet.openConnections
+            let requests = h.wallet.requestCount
+            let hugeToken = String(repeating: "ab", count: 8192)
+            let (status, json) = try await h.push(
+                Harness.request(
+                    Harness.ios([Harness.apnsToken(1)], topic: "\(Harness.walletTopic)\\r\\nx-injected: 1"),
+                    Harness.ios([Harness.apnsToken(2)], topic: String(repeating: "t", count: 100_000)),
+                    Harness.ios([Harness.apnsToken(3)], extra: #","collapse_id":"a\u0000b""#),
+                    Harness.ios([Harness.apnsToken(4)], extra: #","collapse_id":"line\nbreak""#),
+                    Harness.ios([hugeToken]),
+                    Harness.ios(["abc"])
+                )
+            )
+            #expect(status == .ok)
+            let errors = h.logs(json).compactMap { $0["error"] as? String }
+            #expect(errors == ["BadTopic", "BadTopic", "BadCollapseId", "BadCollapseId", "BadDeviceToken", "BadDeviceToken"], "\(errors)")
+            #expect(h.wallet.requestCount == requests, "nothing reached the peer")
+            #expect(h.wallet.openConnections == connections, "no connection was replaced")
+        }
+    }
+
     @Test func configIsServedAsYAMLWithSecretsRedacted() async throws {
         try await Harness.with { h in
             let response = try await h.client.execute(uri: "/api/config", method: .get)
