@@ -72,6 +72,7 @@ let package = Package(
         .target(
             name: "HeraldConfig",
             dependencies: [
+                "HeraldCore",
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: swiftSettings

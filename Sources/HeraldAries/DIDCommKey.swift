@@ -1,8 +1,9 @@
+public import HeraldCore
 import CSodium
 
 /// An Ed25519 key pair as Aries agents use it: the verkey names it (base58), and its X25519
 /// conversion seals and opens envelopes (RFC 0019).
-public struct DIDCommKey: Sendable {
+public struct DIDCommKey: Sendable, KeyMaterial {
     /// The Ed25519 public key.
     public let verkey: [UInt8]
     let curvePublic: [UInt8]

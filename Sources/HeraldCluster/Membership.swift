@@ -1,3 +1,4 @@
+public import HeraldCore
 import Foundation
 public import HeraldStore
 public import Logging
@@ -9,7 +10,7 @@ import Synchronization
 /// same partition map. A node that dies stops renewing; etcd deletes its key a TTL later and the
 /// others' maps move its partitions. On graceful shutdown the lease is revoked, so the node
 /// leaves at once.
-public final class Membership: Service, Sendable {
+public final class Membership: Service, Sendable, DescribedByName {
     public struct Configuration: Sendable {
         public var nodeID: String
         /// Where other nodes reach this one.

@@ -1,3 +1,4 @@
+import HeraldCore
 public import Configuration
 
 /// One section of the layered configuration (flags, `HERALD_*` environment, file, defaults), read
@@ -146,7 +147,7 @@ public struct ConfigurationSection: Sendable {
     }
 
     private func invalid(_ key: ConfigurationKey, raw: String, expecting expectation: String) -> ConfigurationError {
-        let shown = key.isSecret ? "" : " '\(raw)'"
+        let shown = key.isSecret ? "" : " '\(URLRedaction.redact(raw))'"
         return ConfigurationError(.invalidValue, "configuration key \(key.name) (\(self.sources[key.name] ?? "unset")):\(shown) is not \(expectation)")
     }
 }

@@ -1,9 +1,10 @@
+public import HeraldCore
 import CSecp256k1
 
 /// A secp256k1 secret scalar in 1..<n, checked on creation.
 ///
 /// Not `Equatable`, and its `description` hides the key, so it cannot leak through a log line or a test failure.
-public struct Secp256k1PrivateKey: Sendable, CustomStringConvertible {
+public struct Secp256k1PrivateKey: Sendable, KeyMaterial {
     public static let byteCount = 32
 
     /// The 32-byte big-endian scalar.
@@ -63,5 +64,4 @@ public struct Secp256k1PrivateKey: Sendable, CustomStringConvertible {
         return try RecoverableSignature(rawRepresentation: compact + [UInt8(recoveryID)])
     }
 
-    public var description: String { "Secp256k1PrivateKey(redacted)" }
 }

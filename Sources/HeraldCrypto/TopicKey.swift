@@ -1,9 +1,10 @@
+public import HeraldCore
 import Crypto
 import _CryptoExtras
 
 /// The symmetric key of a Status public or query topic: PBKDF2-HMAC-SHA-256 over the UTF-8 topic name with an empty
 /// salt, 65356 iterations (sic — not 65536) and 32 bytes of output (status-go `wakuv2` `AddSymKeyFromPassword`).
-public struct TopicKey: Sendable, Hashable {
+public struct TopicKey: Sendable, Hashable, KeyMaterial {
     public static let iterations = 65356
     public static let byteCount = 32
 

@@ -1,9 +1,10 @@
+public import HeraldCore
 public import ServiceLifecycle
 
 /// Runs a worker that drains a queue (the feedback webhook, a front door's dispatcher): on
 /// graceful shutdown it stops taking work and returns once the queued work is done. A second
 /// signal or the shutdown timeout cancels it.
-public struct DrainingService: Service {
+public struct DrainingService: Service, DescribedByName {
     let work: @Sendable () async -> Void
     let finish: @Sendable () -> Void
 

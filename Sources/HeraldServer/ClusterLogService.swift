@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldCluster
 import HeraldStore
 import ServiceLifecycle
@@ -5,7 +6,7 @@ import ServiceLifecycle
 /// Runs the etcd log's watch for the node's lifetime and closes its etcd client after it; it
 /// stands after the store and before the follower, so it stops after the follower and every
 /// writer, and before the store closes.
-struct ClusterLogService: Service {
+struct ClusterLogService: Service, DescribedByName {
     let log: EtcdCommandLog
     let router: ClusterRouter
 

@@ -1,9 +1,10 @@
+import HeraldCore
 import HeraldDelivery
 import ServiceLifecycle
 
 /// Keeps the delivery pool for the node's lifetime and closes its connections on shutdown.
 /// It stands after the store in the service list, so it stops before the store closes.
-struct DeliveryService: Service {
+struct DeliveryService: Service, DescribedByName {
     let pool: DeliveryPool
 
     func run() async throws {

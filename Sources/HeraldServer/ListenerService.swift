@@ -1,3 +1,4 @@
+import HeraldCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,7 +8,7 @@ import ServiceLifecycle
 
 /// A listener whose failure to bind names the configuration keys of its address, so that a port
 /// in use stops start-up like any other configuration mistake (exit 78) instead of a bare errno.
-struct ListenerService: Service {
+struct ListenerService: Service, DescribedByName {
     let listener: any Service
     let keys: String
     let address: String

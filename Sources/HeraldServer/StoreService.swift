@@ -1,9 +1,10 @@
+import HeraldCore
 import HeraldStore
 import ServiceLifecycle
 
 /// Holds the store open while the node runs and closes it last: it stands first in the service
 /// group, so graceful shutdown reaches it after HTTP and the log follower have stopped.
-struct StoreService: Service {
+struct StoreService: Service, DescribedByName {
     let store: LocalStore
 
     func run() async throws {

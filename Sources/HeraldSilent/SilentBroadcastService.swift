@@ -1,8 +1,9 @@
+import HeraldCore
 import ServiceLifecycle
 
 /// Resumes the broadcasts a previous run left unfinished, and stops their walks at shutdown
 /// (they stay `running` in LMDB and resume at the next start).
-struct SilentBroadcastService: Service {
+struct SilentBroadcastService: Service, DescribedByName {
     let broadcasts: SilentBroadcasts
 
     func run() async throws {

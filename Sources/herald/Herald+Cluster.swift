@@ -1,3 +1,4 @@
+import HeraldCore
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
@@ -33,17 +34,17 @@ extension Herald.Cluster {
                     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
                     let body = try await response.body.collect(upTo: 1 << 20)
                     guard response.status == .ok else {
-                        print("\(url): HTTP \(response.status.code)")
+                        print("\(URLRedaction.redact(url)): HTTP \(response.status.code)")
                         failed = true
                         continue
                     }
                     let status = try JSONDecoder().decode(ClusterStatus.self, from: Data(buffer: body))
-                    print("\(url): node \(status.node) (\(status.mode)), etcd \(status.etcd)")
+                    print("\(URLRedaction.redact(url)): node \(status.node) (\(status.mode)), etcd \(status.etcd)")
                     print("  members: \(status.members.map { "\($0.id) \($0.url)" }.joined(separator: ", "))")
                     print("  partitions owned: \(status.owned.count) of \(status.partitions)")
                     print("  applied revision \(status.appliedRevision), log head \(status.logHead), lag \(status.lag)")
                 } catch {
-                    print("\(url): unreachable: \(error)")
+                    print("\(URLRedaction.redact(url)): unreachable: \(error)")
                     failed = true
                 }
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldConfig
+import HeraldCore
 import HeraldFrontDoor
 import HeraldServer
 import HeraldStore
@@ -48,7 +49,7 @@ extension Herald {
             switch configuration.log.format {
             case .text:
                 LoggingSystem.bootstrap { label in
-                    var handler = StreamLogHandler.standardError(label: label)
+                    var handler = TextLogHandler(label: label)
                     handler.logLevel = level
                     return handler
                 }
@@ -101,7 +102,7 @@ extension Herald {
                 logger.notice("no app configured (apps.<app>.apns.* or apps.<app>.fcm.*): notifications cannot be delivered, so the gorush front door is not mounted")
             } else {
                 logger.notice("apps: \(configuration.appSummary)")
-                if let url = configuration.feedback.url { logger.notice("feedback webhook: \(url)") }
+                if let url = configuration.feedback.url { logger.notice("feedback webhook: \(URLRedaction.redact(url))") }
             }
             for frontDoor in node.frontDoors {
                 let summary = frontDoor.summary

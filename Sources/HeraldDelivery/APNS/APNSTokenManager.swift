@@ -1,3 +1,4 @@
+public import HeraldCore
 public import Foundation
 import JWTKit
 import Synchronization
@@ -12,7 +13,7 @@ import Synchronization
 /// A token's age is measured on an injected clock (a test clock in tests); its `iat` is wall
 /// time, which APNs compares with its own.
 public actor APNSTokenManager {
-    public struct Credentials: Sendable, Hashable {
+    public struct Credentials: Sendable, Hashable, KeyMaterial {
         /// The 10-character Key ID of the `.p8` key.
         public var keyID: String
         /// The 10-character Team ID.

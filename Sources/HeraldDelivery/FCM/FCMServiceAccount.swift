@@ -2,7 +2,7 @@ public import HeraldCore
 public import Foundation
 
 /// The fields of a Google service-account JSON key file that an FCM sender uses (fcm.md §1.1).
-public struct FCMServiceAccount: Sendable, Hashable {
+public struct FCMServiceAccount: Sendable, Hashable, KeyMaterial {
     public var projectID: String
     public var clientEmail: String
     public var privateKeyID: String?

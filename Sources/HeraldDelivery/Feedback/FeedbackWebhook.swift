@@ -123,7 +123,7 @@ public final class FeedbackWebhook: FailureObserver {
         self.abandoned.increment()
         self.logger.error(
             "feedback webhook gave up on an event",
-            metadata: ["push.id": "\(event.id)", "feedback.url": "\(self.configuration.url)", "error": "\(lastProblem)"]
+            metadata: ["push.id": "\(event.id)", "feedback.url": "\(URLRedaction.redact(self.configuration.url))", "error": "\(lastProblem)"]
         )
     }
 }

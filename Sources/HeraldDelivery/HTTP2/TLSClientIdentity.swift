@@ -1,7 +1,8 @@
+public import HeraldCore
 import NIOSSL
 
 /// A client certificate chain and its private key, both PEM, presented during the TLS handshake.
-public struct TLSClientIdentity: Sendable, Hashable {
+public struct TLSClientIdentity: Sendable, Hashable, KeyMaterial {
     public var certificateChainPEM: String
     public var privateKeyPEM: String
 

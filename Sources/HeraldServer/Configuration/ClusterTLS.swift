@@ -1,10 +1,11 @@
+import HeraldCore
 import HeraldConfig
 import NIOSSL
 
 /// Mutual TLS between nodes, from `cluster.tls-*`: what the internal listener serves and asks of
 /// its clients, and what this node presents to the others. Both ends must hold a certificate the
 /// cluster's CA signed; host names are not checked, since the private CA is the trust boundary.
-struct ClusterTLS {
+struct ClusterTLS: KeyMaterial {
     let server: TLSConfiguration
     let client: TLSConfiguration
 

@@ -1,3 +1,4 @@
+import HeraldCore
 import Configuration
 public import HeraldConfig
 import HeraldDelivery
@@ -82,7 +83,7 @@ extension HeraldConfiguration {
                 source = "unset"
             }
             sources[key.name] = source
-            let display = raw.map { key.isSecret ? "******" : $0 } ?? "(unset)"
+            let display = raw.map { key.isSecret ? "******" : URLRedaction.redact($0) } ?? "(unset)"
             entries.append(.init(key: key, displayValue: display, source: source))
         }
         let section = { (prefix: String, app: String?) in
@@ -139,6 +140,22 @@ extension HeraldConfiguration {
         }
     }
 
+    /// What is wrong and where, without the file's text, which Yams quotes and which holds
+    /// secrets.
+    static func yamlProblem(_ error: any Error) -> String {
+        guard let error = error as? YamlError else { return "unreadable" }
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+            return "\(problem) at line \(mark.line), column \(mark.column)"
+        case .reader(let problem, _, _, _):
+            return problem
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return "duplicated keys \(duplicates.joined(separator: ", ")) at line \(context.mark.line)"
+        default:
+            return "unreadable"
+        }
+    }
+
     /// The file to read, after checking it holds only known keys, and the apps it configures;
     /// `nil` when there is none or it is empty.
     private static func configurationFile(_ sources: ConfigurationSources, keys: [ConfigurationKey]) throws -> (String?, Set<String>) {
@@ -158,7 +175,7 @@ extension HeraldConfiguration {
         do {
             root = try Yams.compose(yaml: text)
         } catch {
-            throw ConfigurationError(.unreadableFile, "configuration file \(path) is not valid YAML: \(error)")
+            throw ConfigurationError(.unreadableFile, "configuration file \(path) is not valid YAML: \(Self.yamlProblem(error))")
         }
         guard let root else { return (nil, []) }
         guard let mapping = root.mapping else {

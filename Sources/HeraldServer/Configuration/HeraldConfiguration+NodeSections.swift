@@ -1,3 +1,4 @@
+import HeraldCore
 import Foundation
 import HeraldConfig
 import HeraldStore
@@ -82,7 +83,7 @@ extension HeraldConfiguration.Cluster {
         let endpoints = try section.list("etcd-endpoints")
         for endpoint in endpoints {
             guard ConfigurationValueParsing.isHTTPURL(endpoint) else {
-                throw section.error("etcd-endpoints", "'\(endpoint)' is not an http or https URL such as http://127.0.0.1:2379")
+                throw section.error("etcd-endpoints", "'\(URLRedaction.redact(endpoint))' is not an http or https URL such as http://127.0.0.1:2379")
             }
         }
         self.etcdEndpoints = endpoints
@@ -113,7 +114,7 @@ extension HeraldConfiguration.Cluster {
             throw section.error(missing.0, "is required with the other cluster.tls-* keys: mutual TLS needs this node's certificate, its key and the CA")
         }
         if self.isEnabled, self.usesTLS, let url = self.advertiseURL, !url.lowercased().hasPrefix("https://") {
-            throw section.error("advertise-url", "'\(url)' must be an https URL naming cluster.internal-port: with mutual TLS the other nodes reach this one there")
+            throw section.error("advertise-url", "'\(URLRedaction.redact(url))' must be an https URL naming cluster.internal-port: with mutual TLS the other nodes reach this one there")
         }
     }
 }

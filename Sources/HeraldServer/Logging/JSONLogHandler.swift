@@ -1,8 +1,9 @@
 import Foundation
+import HeraldCore
 public import Logging
 
 /// Writes one JSON object per log event, for log shippers: `ts`, `level`, `label`, `msg`, `source`
-/// and the metadata keys flattened beside them.
+/// and the metadata keys flattened beside them. URLs lose their credentials.
 public struct JSONLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
@@ -32,7 +33,7 @@ public struct JSONLogHandler: LogHandler {
             ("ts", Self.quote(Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))),
             ("level", Self.quote(event.level.rawValue)),
             ("label", Self.quote(self.label)),
-            ("msg", Self.quote(event.message.description)),
+            ("msg", Self.quote(URLRedaction.redact(event.message.description))),
             ("source", Self.quote(event.source)),
         ]
         let reserved = Set(fields.map(\.0))
@@ -44,8 +45,8 @@ public struct JSONLogHandler: LogHandler {
 
     private static func render(_ value: Logger.Metadata.Value) -> String {
         switch value {
-        case .string(let string): quote(string)
-        case .stringConvertible(let convertible): quote(convertible.description)
+        case .string(let string): quote(URLRedaction.redact(string))
+        case .stringConvertible(let convertible): quote(URLRedaction.redact(convertible.description))
         case .array(let values): "[" + values.map(render).joined(separator: ",") + "]"
         case .dictionary(let dictionary):
             "{" + dictionary.sorted { $0.key < $1.key }.map { "\(quote($0.key)):\(render($0.value))" }.joined(separator: ",") + "}"

@@ -1,8 +1,9 @@
+public import HeraldCore
 public import HeraldCrypto
 
 /// The server's secp256k1 identity: clients register against its public key, derive the
 /// registration key and grant from it, and accept only answers it signed.
-public struct StatusIdentity: Sendable {
+public struct StatusIdentity: Sendable, KeyMaterial {
     public let privateKey: Secp256k1PrivateKey
     public let publicKey: Secp256k1PublicKey
     /// Where push requests arrive (and every key's answers go).

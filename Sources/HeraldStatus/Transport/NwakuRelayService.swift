@@ -1,10 +1,11 @@
+import HeraldCore
 import ServiceLifecycle
 import Synchronization
 
 /// Runs the nwaku relay adapter until graceful shutdown; started after delivery, so it stops
 /// first and no answer is lost to closed provider connections. Graceful shutdown lets the batch
 /// in hand be handled and answered; only cancellation cuts it short.
-struct NwakuRelayService: Service {
+struct NwakuRelayService: Service, DescribedByName {
     let adapter: NwakuRelayAdapter
 
     func run() async throws {

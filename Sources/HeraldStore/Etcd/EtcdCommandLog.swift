@@ -20,7 +20,7 @@ public import ServiceLifecycle
 /// `run()` watches the log from the view's applied revision, as one stream, and holds what it
 /// hears for the follower (`entries` reads etcd only for what the watch does not cover, such as
 /// before it starts); run it as a service before the follower.
-public actor EtcdCommandLog: CommandLog, Service {
+public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
     public struct Configuration: Sendable {
         /// Prefix of every key Herald writes: `herald/`.
         public var prefix: String = "herald/"

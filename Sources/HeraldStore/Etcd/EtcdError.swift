@@ -28,7 +28,8 @@ public struct EtcdError: CodedError {
 
     public init(_ code: Code, _ message: String, mayHaveCommitted: Bool = false) {
         self.code = code
-        self.message = message
+        // Messages name endpoints, whose URLs may carry credentials.
+        self.message = URLRedaction.redact(message)
         self.mayHaveCommitted = mayHaveCommitted
     }
 }

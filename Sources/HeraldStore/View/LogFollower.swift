@@ -1,3 +1,4 @@
+public import HeraldCore
 public import Logging
 public import ServiceLifecycle
 
@@ -6,7 +7,7 @@ public import ServiceLifecycle
 ///
 /// A failure to read or apply (a full map, a damaged entry) does not stop the node: the follower
 /// logs it and tries again with growing pauses, and `/readyz` reports the view as behind.
-public struct LogFollower: Service {
+public struct LogFollower: Service, DescribedByName {
     public let log: any CommandLog
     public let view: any RegistryView
     public let batchSize: Int
