@@ -13,6 +13,7 @@ public final class DeliveryMetrics: Sendable {
     public static let openConnections = "herald_delivery_open_connections"
     public static let tokenRefreshes = "herald_delivery_token_refreshes_total"
     public static let overloaded = "herald_delivery_overloaded_total"
+    public static let deviceRateLimited = "herald_delivery_device_rate_limited_total"
 
     private let factory: any MetricsFactory
     private let counters = NIOLockedValueBox<[[String]: Counter]>([:])
@@ -36,6 +37,10 @@ public final class DeliveryMetrics: Sendable {
 
     public func recordOverloaded(provider: String, app: String) {
         self.counter(Self.overloaded, ["provider": provider, "app": app]).increment()
+    }
+
+    public func recordDeviceRateLimited(app: String) {
+        self.counter(Self.deviceRateLimited, ["app": app]).increment()
     }
 
     public func recordTokenRefresh(provider: String, app: String) {

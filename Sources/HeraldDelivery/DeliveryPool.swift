@@ -26,14 +26,18 @@ public struct DeliveryPool: Sendable {
     public let metrics: DeliveryMetrics
     private let deadTokenHandlers: [any DeadTokenHandler]
     private let failureObservers: [any FailureObserver]
+    /// Pushes a minute per device token, across front doors; `nil` is no limit.
+    private let deviceLimiter: SenderRateLimiter?
 
     public init(
         apps: [App],
         defaultApp: String?,
         metrics: DeliveryMetrics,
         deadTokenHandlers: [any DeadTokenHandler] = [],
-        failureObservers: [any FailureObserver] = []
+        failureObservers: [any FailureObserver] = [],
+        deviceLimiter: SenderRateLimiter? = nil
     ) {
+        self.deviceLimiter = deviceLimiter
         self.apps = Dictionary(apps.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         self.defaultApp = defaultApp ?? (apps.count == 1 ? apps.first?.id : nil)
         self.metrics = metrics
@@ -79,6 +83,11 @@ public struct DeliveryPool: Sendable {
         let platform = notification.device.platform
         guard let provider = app.provider(for: platform) else {
             return .failed(DeliveryFailure(.noProvider, "app \(appID) has no \(platform) credentials"))
+        }
+        let token = notification.device.token
+        if let limiter = self.deviceLimiter, !token.isEmpty, limiter.take(appID + " " + token) != nil {
+            self.metrics.recordDeviceRateLimited(app: appID)
+            return .failed(DeliveryFailure(.tooManyRequests, "TooManyRequests: this device was sent more than \(limiter.perMinute) pushes a minute"))
         }
         let start = ContinuousClock.now
         let outcome: DeliveryOutcome

@@ -12,6 +12,8 @@ public struct GorushConfiguration: ConfigurationSectionValue {
     public var maximumTokens = 500
     /// Targets (tokens and topics) one request may hold in all.
     public var maximumTargets = 5_000
+    /// Targets a minute one client address may send; 0 is no limit.
+    public var rateLimit = 0
     /// How long the answer to a request with an `Idempotency-Key` is kept and replayed.
     public var idempotencyWindow: Duration = .seconds(24 * 3600)
 
@@ -56,9 +58,16 @@ public struct GorushConfiguration: ConfigurationSectionValue {
             default: "24h",
             help: "How long the answer to an `/api/push` request with an `Idempotency-Key` header is kept: a repeat with the same key and body within it gets that answer (`Idempotent-Replayed: true`) and pushes nothing again; the same key with another body is refused with 422. In a cluster the key's partition owner keeps it."
         ),
+        ConfigurationKey(
+            "gorush.rate-limit",
+            .integer(0...1_000_000_000),
+            default: "0",
+            help: "Targets a minute one client IP address may send through `/api/push`, in bursts of as many (a request larger than that waits for a full bucket); beyond it the request is refused with 429 `{\"code\":429,…}` and `Retry-After`, counted in `herald_gorush_rate_limited_total`. 0 (the default: API clients hold the bearer token) is no limit. Counted per node."
+        ),
     ]
 
     public init(reading section: ConfigurationSection) throws {
+        self.rateLimit = try section.integer("rate-limit")
         self.sync = try section.bool("sync")
         self.queueLimit = try section.integer("queue-limit")
         self.maximumNotifications = try section.integer("max-notifications")

@@ -11,6 +11,7 @@ public struct GorushError: CodedError, HTTPResponseError {
         case tooManyNotifications = "gorush.too_many_notifications"
         case tooManyTokens = "gorush.too_many_tokens"
         case tooManyTargets = "gorush.too_many_targets"
+        case rateLimited = "gorush.rate_limited"
         case invalidIdempotencyKey = "gorush.invalid_idempotency_key"
         case idempotencyKeyInUse = "gorush.idempotency_key_in_use"
         case idempotencyKeyReused = "gorush.idempotency_key_reused"
@@ -45,6 +46,10 @@ public struct GorushError: CodedError, HTTPResponseError {
 
     public static func tooManyTargets(_ count: Int, limit: Int) -> GorushError {
         GorushError(.tooManyTargets, "Number of targets(\(count)) over limit(\(limit))")
+    }
+
+    static func rateLimited(_ client: String, limit: Int, retryAfter: Int) -> GorushError {
+        GorushError(.rateLimited, status: .tooManyRequests, "Client \(client) sent more than \(limit) targets a minute.", retryAfter: retryAfter)
     }
 
     static let invalidIdempotencyKey = GorushError(

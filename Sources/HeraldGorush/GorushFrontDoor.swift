@@ -15,6 +15,9 @@ public struct GorushFrontDoor: FrontDoor {
         let dispatcher = configuration.sync ? nil : DeliveryDispatcher(limit: configuration.queueLimit)
         routes.dispatcher = dispatcher
         routes.pending = configuration.sync ? PendingLimit(configuration.queueLimit) : nil
+        if configuration.rateLimit > 0 {
+            routes.clientLimiter = SenderRateLimiter(perMinute: configuration.rateLimit, capacity: 100_000, clock: context.clock)
+        }
         routes.limits.notifications = configuration.maximumNotifications
         routes.limits.tokens = configuration.maximumTokens
         // A request larger than the queue could never be taken.

@@ -13,6 +13,8 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         public var limits = GorushRequestLimits()
         /// Sync mode: pushes being delivered at once, across requests; `nil` is no limit.
         public var pending: PendingLimit?
+        /// Targets a minute per client address; `nil` is no limit.
+        public var clientLimiter: SenderRateLimiter?
         /// Largest request body read.
         public var maximumBodySize = 4 << 20
         /// gorush's `log.hide_token`.
@@ -65,12 +67,14 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
 
     func push(_ request: Request, context: Context, forwardedFrom: String? = nil) async throws -> Response {
         let body = Array(buffer: try await request.body.collect(upTo: self.configuration.maximumBodySize))
+        // A forwarded request was counted by the node its client reached.
+        let client = forwardedFrom == nil ? Self.clientAddress(context) : nil
         guard let idempotency = self.configuration.idempotency, let key = try GorushIdempotency.key(in: request.headers) else {
-            let answer = try await self.answer(body)
+            let answer = try await self.answer(body, client: client)
             return Self.json(status: HTTPResponse.Status(code: answer.status), answer.body)
         }
         let answer = try await idempotency.answer(key: key, body: body, forwardedFrom: forwardedFrom) {
-            try await self.answer(body)
+            try await self.answer(body, client: client)
         }
         var response = Self.json(status: HTTPResponse.Status(code: answer.status), answer.body)
         if answer.replayed { response.headers[GorushIdempotency.replayedHeader] = "true" }
@@ -81,11 +85,15 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
     /// gorush's answer to a push request: delivered (sync) or queued (async), with the failures,
     /// and whether it is worth keeping for a repeat: not when every target failed in a way a
     /// repeat may get past (a full queue, a provider's transient trouble).
-    private func answer(_ body: [UInt8]) async throws -> (status: Int, body: [UInt8], keep: Bool) {
+    private func answer(_ body: [UInt8], client: String?) async throws -> (status: Int, body: [UInt8], keep: Bool) {
         // A refusal renders gorush's own answer through the router.
         let notifications = try GorushPushRequest.decode(body, limits: self.configuration.limits)
         let enabled = notifications.filter { $0.enabledPlatform != nil }
         let counts = enabled.reduce(0) { $0 + $1.targetCount }
+        if let limiter = self.configuration.clientLimiter, let client, let seconds = limiter.take(client, cost: counts) {
+            self.statistics.rateLimited()
+            throw GorushError.rateLimited(client, limit: limiter.perMinute, retryAfter: seconds)
+        }
         self.statistics.accepted(counts: counts)
         let logs: [GorushLogEntry]
         if let dispatcher = self.configuration.dispatcher {
@@ -205,6 +213,12 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             error: error,
             isTransient: isTransient
         )
+    }
+
+    /// The client's IP address, without its port: one client opens many connections.
+    static func clientAddress(_ context: Context) -> String? {
+        guard let address = (context as? any RemoteAddressRequestContext)?.remoteAddress else { return nil }
+        return address.ipAddress ?? "\(address)"
     }
 
     static func json(status: HTTPResponse.Status, _ value: JSONValue) -> Response {

@@ -19,6 +19,7 @@ public final class GorushStatistics: Sendable {
     private let iosError: Counter
     private let androidSuccess: Counter
     private let androidFail: Counter
+    private let rateLimitedRequests: Counter
 
     public init(factory: any MetricsFactory) {
         self.totalPushCount = Counter(label: "gorush_total_push_count", factory: factory)
@@ -26,6 +27,12 @@ public final class GorushStatistics: Sendable {
         self.iosError = Counter(label: "gorush_ios_error", factory: factory)
         self.androidSuccess = Counter(label: "gorush_android_success", factory: factory)
         self.androidFail = Counter(label: "gorush_android_fail", factory: factory)
+        self.rateLimitedRequests = Counter(label: "herald_gorush_rate_limited_total", factory: factory)
+    }
+
+    /// A request refused by `gorush.rate-limit`.
+    func rateLimited() {
+        self.rateLimitedRequests.increment()
     }
 
     func accepted(counts: Int) {

@@ -17,7 +17,9 @@ extension HeraldConfiguration {
             defaultApp: self.delivery.defaultApp,
             metrics: context.metrics,
             deadTokenHandlers: deadTokenHandlers,
-            failureObservers: failureObservers
+            failureObservers: failureObservers,
+            deviceLimiter: self.delivery.deviceRateLimit > 0
+                ? SenderRateLimiter(perMinute: self.delivery.deviceRateLimit, capacity: 1_000_000, clock: context.clock) : nil
         )
     }
 

@@ -14,6 +14,8 @@ public struct StatusConfiguration: ConfigurationSectionValue {
     public var pubsubTopic = "/waku/2/rs/16/32"
     /// Pushes handed over and not yet delivered.
     public var queueLimit = 8192
+    /// Registrations and queries a minute per sender key; 0 is no limit.
+    public var rateLimit = 60
 
     public init() {}
 
@@ -51,6 +53,12 @@ public struct StatusConfiguration: ConfigurationSectionValue {
             help: "REST URL of a nwaku node (e.g. `http://127.0.0.1:8645`). When set, Herald subscribes to `status.pubsub-topic` there, answers the Status messages on its topics and publishes the answers."
         ),
         ConfigurationKey(
+            "status.rate-limit",
+            .integer(0...1_000_000),
+            default: "60",
+            help: "Registrations and queries a minute one sender key may send, in bursts of as many; beyond it they are dropped in silence (the protocol's answer to abuse) and counted as `status.rate_limited`. Push requests are signed with ephemeral keys, so they are not counted per sender. 0 is no limit. Counted per node."
+        ),
+        ConfigurationKey(
             "status.pubsub-topic",
             .string,
             default: "/waku/2/rs/16/32",
@@ -63,6 +71,7 @@ public struct StatusConfiguration: ConfigurationSectionValue {
         self.deduplicationWindow = try section.duration("dedup-window", atLeast: .seconds(1))
         self.gorushURL = try section.httpURL("gorush-url")
         self.queueLimit = try section.integer("queue-limit")
+        self.rateLimit = try section.integer("rate-limit")
         self.nwakuURL = try section.httpURL("nwaku-url")
         let topic = try section.string("pubsub-topic") ?? ""
         guard topic.hasPrefix("/waku/2/") else {

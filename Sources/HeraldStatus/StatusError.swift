@@ -18,6 +18,8 @@ public struct StatusError: CodedError {
         case invalidApplicationMessage = "status.invalid_application_message"
         /// A message type the push server does not handle, or one with an empty payload.
         case ignored = "status.ignored"
+        /// The sender passed `status.rate-limit`; dropped in silence.
+        case rateLimited = "status.rate_limited"
         /// The message was already handled (dedup by its message id).
         case duplicate = "status.duplicate"
         /// The pushes could not be handed to the external gorush; status-go answers nothing then.

@@ -37,6 +37,7 @@ public struct StatusFrontDoor: FrontDoor {
         }
         var serverConfiguration = StatusServer.Configuration()
         serverConfiguration.deduplicationWindow = configuration.deduplicationWindow
+        serverConfiguration.senderRateLimit = configuration.rateLimit
         let server = StatusServer(
             identity: identity,
             registry: context.registry,
@@ -45,6 +46,7 @@ public struct StatusFrontDoor: FrontDoor {
             configuration: serverConfiguration,
             metrics: context.metrics,
             logger: context.logger,
+            clock: context.clock,
             router: context.router
         )
         server.joinQueryTopicsAsRegistrationsApply()

@@ -29,6 +29,8 @@ public struct WebPushConfiguration: ConfigurationSectionValue {
     public var maximumTTL = 2_419_200
     /// Pushes per minute one subscription may send (bursts up to the same number); 0 is no limit.
     public var rateLimit = 120
+    /// Pushes per minute one VAPID key may send over all its subscriptions; 0 is no limit.
+    public var vapidRateLimit = 0
     public var oversize = OversizePolicy.drop
     /// How long a token the provider declared dead is answered 410 without asking it again.
     public var deadTokenWindow: Duration = .seconds(30 * 86_400)
@@ -104,6 +106,12 @@ public struct WebPushConfiguration: ConfigurationSectionValue {
             help: "Pushes per minute one subscription (relay and device token) may send, with bursts of as many; beyond it the answer is 429 with `Retry-After`. 0 is no limit. Counted per node."
         ),
         ConfigurationKey(
+            "webpush.vapid-rate-limit",
+            .integer(0...100_000_000),
+            default: "0",
+            help: "Pushes per minute one VAPID key (one application server, across all its subscriptions) may send, with bursts of as many; beyond it the answer is 429 with `Retry-After`. Needs `webpush.vapid-keys`. 0 is no limit. Counted per node."
+        ),
+        ConfigurationKey(
             "webpush.oversize",
             .oneOf(OversizePolicy.allCases.map(\.rawValue)),
             default: "drop",
@@ -163,6 +171,7 @@ public struct WebPushConfiguration: ConfigurationSectionValue {
         }
         self.maximumTTL = try section.integer("maximum-ttl")
         self.rateLimit = try section.integer("rate-limit")
+        self.vapidRateLimit = try section.integer("vapid-rate-limit")
         self.oversize = try section.choice("oversize", as: OversizePolicy.self)
         self.deadTokenWindow = try section.duration("dead-token-window", atLeast: .seconds(1))
     }

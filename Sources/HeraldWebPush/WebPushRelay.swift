@@ -2,6 +2,7 @@ import Crypto
 public import Foundation
 public import HeraldCore
 public import HeraldDelivery
+
 public import HeraldStore
 public import Logging
 
@@ -23,7 +24,9 @@ public struct WebPushRelay: Sendable {
     let fcmApps: Set<String>
     /// By relay name or FCM app; a scope without keys is not checked.
     let verifiers: [String: VAPIDVerifier]
-    let limiter: SubscriptionRateLimiter
+    let limiter: SenderRateLimiter
+    /// Per application server: what one VAPID key may send across all its subscriptions.
+    let vapidLimiter: SenderRateLimiter
     let markers: MessageMarkers
     let metrics: WebPushMetrics
     let logger: Logger
@@ -49,7 +52,8 @@ public struct WebPushRelay: Sendable {
             if !keys.isEmpty { verifiers[scope] = VAPIDVerifier(keys: keys, audience: configuration.vapidAudience ?? "") }
         }
         self.verifiers = verifiers
-        self.limiter = SubscriptionRateLimiter(perMinute: configuration.rateLimit, clock: clock)
+        self.limiter = SenderRateLimiter(perMinute: configuration.rateLimit, clock: clock)
+        self.vapidLimiter = SenderRateLimiter(perMinute: configuration.vapidRateLimit, capacity: 10_000, clock: clock)
         self.markers = markers
         self.metrics = metrics
         self.logger = logger
@@ -132,6 +136,14 @@ public struct WebPushRelay: Sendable {
                 status: 429,
                 headers: ["Retry-After": "\(seconds)"],
                 text: "this subscription sent more than \(self.configuration.rateLimit) pushes a minute",
+                outcome: .rateLimited
+            )
+        }
+        if let vapidKey, let seconds = self.vapidLimiter.take(Hex.encode(vapidKey)) {
+            return RelayAnswer(
+                status: 429,
+                headers: ["Retry-After": "\(seconds)"],
+                text: "this VAPID key sent more than \(self.configuration.vapidRateLimit) pushes a minute",
                 outcome: .rateLimited
             )
         }

@@ -17,7 +17,7 @@ import Testing
         }
     }
 
-    func pool(_ harness: MockAPNSHarness, metrics: TestMetrics, handler: RecordingHandler) -> DeliveryPool {
+    func pool(_ harness: MockAPNSHarness, metrics: TestMetrics, handler: RecordingHandler, deviceLimiter: SenderRateLimiter? = nil) -> DeliveryPool {
         var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
         configuration.backoff = Backoff(initial: .milliseconds(10), jitter: 0)
         let endpoint = APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
@@ -25,8 +25,28 @@ import Testing
             apps: [.init(id: "wallet", providers: [endpoint])],
             defaultApp: nil,
             metrics: DeliveryMetrics(factory: metrics),
-            deadTokenHandlers: [handler]
+            deadTokenHandlers: [handler],
+            deviceLimiter: deviceLimiter
         )
+    }
+
+    /// A device past `delivery.device-rate-limit` fails at once with `TooManyRequests`, without a
+    /// request; other devices are counted apart.
+    @Test func aDevicePastItsRateLimitFailsAtOnce() async throws {
+        try await MockAPNSHarness.with { harness in
+            let metrics = TestMetrics()
+            let limiter = SenderRateLimiter(perMinute: 2, clock: TestClock())
+            let pool = pool(harness, metrics: metrics, handler: RecordingHandler(), deviceLimiter: limiter)
+            let token = String(repeating: "a1", count: 32)
+            #expect(try await pool.send(MockAPNSHarness.notification(token: token)) == .delivered)
+            #expect(try await pool.send(MockAPNSHarness.notification(token: token)) == .delivered)
+            let third = try await pool.send(MockAPNSHarness.notification(token: token))
+            #expect(third.failure?.code == .tooManyRequests)
+            #expect(try await pool.send(MockAPNSHarness.notification(token: String(repeating: "b2", count: 32))) == .delivered)
+            #expect(harness.mock.requestCount == 3)
+            #expect(try metrics.expectCounter(DeliveryMetrics.deviceRateLimited, [("app", "wallet")]).totalValue == 1)
+            await pool.shutdown()
+        }
     }
 
     @Test func deliveredPushIsCountedUnderItsApp() async throws {

@@ -129,6 +129,36 @@ import Testing
         }
     }
 
+    /// Registrations and queries past `senderRateLimit` a minute are dropped in silence, per
+    /// sender key; another key is counted apart, and push requests (ephemeral keys) are not.
+    @Test func aSenderPastItsRateLimitIsDroppedInSilence() async throws {
+        var configuration = StatusServer.Configuration()
+        configuration.senderRateLimit = 2
+        try await StatusServerHarness.run(configuration: configuration) { harness in
+            let s = StatusScenario(harness)
+            #expect(try await s.register(version: 1).success)
+            #expect(try await s.register(version: 2).success)
+            let third = try s.client.registration(
+                installationID: StatusScenario.installationID,
+                version: 3,
+                accessToken: StatusScenario.accessToken,
+                deviceToken: StatusScenario.deviceToken,
+                apnTopic: "im.status.ethereum"
+            )
+            do {
+                _ = try await harness.server.process(third)
+                Issue.record("a third registration within the minute was answered")
+            } catch {
+                #expect((error as? StatusError)?.code == .rateLimited)
+            }
+            let other = StatusScenario(harness)
+            #expect(try await other.register(version: 1).success, "another sender key has its own bucket")
+            for index in 0..<4 {
+                #expect(try await harness.server.process(s.pushRequestMessage(messageID: [UInt8(index), 1, 2, 3])).count == 1, "push requests are not counted per sender")
+            }
+        }
+    }
+
     /// A query with fields but no key gets `success: false` (status.md §6.2 step 2).
     @Test func queryWithoutKeysFails() async throws {
         try await StatusServerHarness.run { harness in

@@ -53,6 +53,7 @@ extension HeraldConfiguration.Log {
 extension HeraldConfiguration.Delivery {
     init(reading section: ConfigurationSection) throws {
         self.defaultApp = try section.rawString("default-app")
+        self.deviceRateLimit = try section.integer("device-rate-limit")
     }
 }
 

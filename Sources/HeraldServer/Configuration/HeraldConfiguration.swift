@@ -62,6 +62,8 @@ public struct HeraldConfiguration: Sendable, Hashable {
     public struct Delivery: Sendable, Hashable {
         /// The app of notifications that name none; with one app configured, that app.
         public var defaultApp: String?
+        /// Pushes a minute one device token may be sent; 0 is no limit.
+        public var deviceRateLimit = 0
     }
 
     public struct API: Sendable, Hashable {
@@ -204,6 +206,12 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .string,
             default: nil,
             help: "App of notifications that name none; with one app configured, that app."
+        ),
+        ConfigurationKey(
+            "delivery.device-rate-limit",
+            .integer(0...1_000_000),
+            default: "0",
+            help: "Pushes a minute one device token may be sent, from every front door together, in bursts of as many (FCM documents 240 a minute per device; iOS throttles background pushes). Beyond it a push fails at once with `TooManyRequests`, which each front door answers its own way (gorush a failed-push entry, Web Push 429 with `Retry-After`), counted in `herald_delivery_device_rate_limited_total`. 0 (the default) is no limit. Counted per node."
         ),
         ConfigurationKey(
             "api.bearer-token",

@@ -1,6 +1,7 @@
 public import CoreMetrics
 public import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldCrypto
 import SwiftProtobuf
 public import HeraldCluster
@@ -21,6 +22,9 @@ public struct StatusServer: Sendable {
         /// Largest Waku payload handled: nwaku's default message limit (150 KiB). Anything larger
         /// cannot have crossed a Waku network and would only cost work.
         public var maximumPayloadSize = 150 << 10
+        /// Registrations and queries a minute one sender key may send; 0 is no limit. Push
+        /// requests are signed with ephemeral keys, so they are not counted per sender.
+        public var senderRateLimit = 60
 
         public init() {}
     }
@@ -36,6 +40,7 @@ public struct StatusServer: Sendable {
     let now: @Sendable () -> Date
     /// In a cluster, registrations are written by their partition's owner.
     let router: ClusterRouter?
+    let senderLimiter: SenderRateLimiter
 
     public init(
         identity: StatusIdentity,
@@ -47,9 +52,11 @@ public struct StatusServer: Sendable {
         metrics: any MetricsFactory = MetricsSystem.factory,
         logger: Logger,
         now: @escaping @Sendable () -> Date = Date.init,
+        clock: any Clock<Duration> = ContinuousClock(),
         router: ClusterRouter? = nil
     ) {
         self.router = router
+        self.senderLimiter = SenderRateLimiter(perMinute: configuration.senderRateLimit, clock: clock)
         self.identity = identity
         self.registry = registry
         self.markers = markers
@@ -120,6 +127,10 @@ public struct StatusServer: Sendable {
         let type = Protobuf_ApplicationMetadataMessage.TypeEnum(rawValue: application.type)
         guard type == .pushNotificationRegistration || type == .pushNotificationQuery || type == .pushNotificationRequest else {
             throw StatusError(.ignored, "message type \(application.type) is not for a push server")
+        }
+        // Silence, as the protocol answers abuse: the client sends again later.
+        if forwardedFrom == nil, type != .pushNotificationRequest, let seconds = self.senderLimiter.take("\(transportSigner)") {
+            throw StatusError(.rateLimited, "the sender sent more than \(self.configuration.senderRateLimit) registrations and queries a minute; free again in \(seconds) s")
         }
         if let router = self.router {
             if let answers = try await self.forwardToOwner(message, sender: application.signer ?? transportSigner, router: router, forwardedFrom: forwardedFrom) {

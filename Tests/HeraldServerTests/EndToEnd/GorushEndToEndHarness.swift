@@ -25,6 +25,7 @@ struct GorushEndToEndHarness {
     /// Retry-After without waiting for it.
     static func with(
         extraYAML: String = "",
+        setup: TestingSetup = .router,
         clock: any Clock<Duration> = ContinuousClock(),
         _ body: @escaping @Sendable (GorushEndToEndHarness) async throws -> Void
     ) async throws {
@@ -87,7 +88,7 @@ struct GorushEndToEndHarness {
                 try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
                 let effective = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml"))
                 let node = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"), configurationText: effective.yaml(), clock: clock)
-                try await node.application.test(.router) { client in
+                try await node.application.test(setup) { client in
                     try await body(GorushEndToEndHarness(wallet: wallet, chat: chat, fcm: fcm, webhook: webhook, client: client))
                 }
             } catch {

@@ -240,9 +240,25 @@ import Testing
             )
             #expect(status == .ok)
             let errors = h.logs(json).compactMap { $0["error"] as? String }
-            #expect(errors == ["BadTopic", "BadTopic", "BadCollapseId", "BadCollapseId", "BadDeviceToken", "BadDeviceToken"], "\(errors)")
+            // Sent at once, so answered in any order.
+            #expect(errors.sorted() == ["BadCollapseId", "BadCollapseId", "BadDeviceToken", "BadDeviceToken", "BadTopic", "BadTopic"], "\(errors)")
             #expect(h.wallet.requestCount == requests, "nothing reached the peer")
             #expect(h.wallet.openConnections == connections, "no connection was replaced")
+        }
+    }
+
+    /// Targets a minute per client address; the answer is gorush's error shape with 429.
+    @Test func aClientPastItsRateLimitIsAnswered429() async throws {
+        try await Harness.with(extraYAML: "gorush:\n  rate-limit: 5\n", setup: .live) { h in
+            let (first, _) = try await h.push(Harness.request(Harness.ios((0..<3).map(Harness.apnsToken))))
+            #expect(first == .ok)
+            let (second, json) = try await h.push(Harness.request(Harness.ios((3..<6).map(Harness.apnsToken))))
+            #expect(second == .tooManyRequests)
+            #expect(json["code"] as? Int == 429)
+            #expect((json["message"] as? String)?.contains("more than 5 targets a minute") == true, "\(json)")
+            #expect(h.wallet.accepted.count == 3, "the refused request pushed nothing")
+            let response = try await h.client.execute(uri: "/metrics", method: .get)
+            #expect(String(buffer: response.body).contains("herald_gorush_rate_limited_total 1"))
         }
     }
 

@@ -1,9 +1,10 @@
 import Synchronization
 
-/// A token bucket per subscription: `perMinute` pushes a minute, in bursts of as many. Memory is
-/// bounded: past `capacity` subscriptions, those whose bucket has refilled (which is the same as
-/// never having pushed) are forgotten, and if none has, the oldest half.
-public final class SubscriptionRateLimiter: Sendable {
+/// A token bucket per sender (a Web Push subscription or VAPID key, a Status sender key, a gorush
+/// client address): `perMinute` pushes a minute, in bursts of as many. Memory is bounded: past
+/// `capacity` senders, those whose bucket has refilled (which is the same as never having
+/// pushed) are forgotten, and if none has, the oldest half.
+public final class SenderRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Duration
@@ -13,7 +14,7 @@ public final class SubscriptionRateLimiter: Sendable {
         var buckets: [String: Bucket] = [:]
     }
 
-    let perMinute: Int
+    public let perMinute: Int
     let capacity: Int
     /// Time since some fixed origin, from the node's clock.
     private let elapsed: @Sendable () -> Duration
@@ -26,32 +27,34 @@ public final class SubscriptionRateLimiter: Sendable {
         self.elapsed = { origin.duration(to: clock.now) }
     }
 
-    /// Takes one push for `subscription`; returns `nil` when allowed, else the seconds until one
-    /// would be.
-    public func take(_ subscription: String) -> Int? {
+    /// Takes `cost` pushes for `sender`; returns `nil` when allowed, else the seconds until they
+    /// would be. A cost above the burst is taken from a full bucket, so a big request is not
+    /// refused forever.
+    public func take(_ sender: String, cost: Int = 1) -> Int? {
         guard self.perMinute > 0 else { return nil }
         let now = self.elapsed()
         let burst = Double(self.perMinute)
         let perSecond = burst / 60
         return self.state.withLock { state in
-            var bucket = state.buckets[subscription] ?? Bucket(tokens: burst, updated: now)
+            var bucket = state.buckets[sender] ?? Bucket(tokens: burst, updated: now)
             let seconds = Double((now - bucket.updated).components.seconds) + Double((now - bucket.updated).components.attoseconds) * 1e-18
             bucket.tokens = min(burst, bucket.tokens + max(seconds, 0) * perSecond)
             bucket.updated = now
-            guard bucket.tokens >= 1 else {
-                state.buckets[subscription] = bucket
-                return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+            let needed = min(Double(max(cost, 1)), burst)
+            guard bucket.tokens >= needed else {
+                state.buckets[sender] = bucket
+                return max(1, Int(((needed - bucket.tokens) / perSecond).rounded(.up)))
             }
-            bucket.tokens -= 1
-            if state.buckets[subscription] == nil, state.buckets.count >= self.capacity {
+            bucket.tokens -= Double(max(cost, 1))
+            if state.buckets[sender] == nil, state.buckets.count >= self.capacity {
                 Self.evict(&state, now: now, capacity: self.capacity)
             }
-            state.buckets[subscription] = bucket
+            state.buckets[sender] = bucket
             return nil
         }
     }
 
-    /// Subscriptions remembered now.
+    /// Senders remembered now.
     public var count: Int { self.state.withLock { $0.buckets.count } }
 
     private static func evict(_ state: inout State, now: Duration, capacity: Int) {
