@@ -46,8 +46,9 @@ public struct HeraldNode: Sendable {
         onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
     ) throws -> HeraldNode {
         let store: LocalStore
+        let cipher = try configuration.storeCipher().cipher
         do {
-            store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment)
+            store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment, cipher: cipher)
         } catch {
             throw ConfigurationError(.invalidValue, "configuration key store.path: cannot open the store at \(configuration.store.path): \(error)")
         }
@@ -89,7 +90,7 @@ public struct HeraldNode: Sendable {
 
         // Alone, the log is the store's own; in a cluster it is etcd, applied to the same view.
         let clusterTLS = configuration.cluster.isEnabled && configuration.cluster.usesTLS ? try ClusterTLS(configuration.cluster) : nil
-        let cluster = configuration.cluster.isEnabled ? Self.makeCluster(configuration, view: store.view, tls: clusterTLS, metrics: factory, logger: logger) : nil
+        let cluster = configuration.cluster.isEnabled ? Self.makeCluster(configuration, view: store.view, cipher: store.cipher, tls: clusterTLS, metrics: factory, logger: logger) : nil
         do {
             return try Self.build(
                 configuration: configuration,
@@ -293,6 +294,7 @@ public struct HeraldNode: Sendable {
     private static func makeCluster(
         _ configuration: HeraldConfiguration,
         view: LMDBRegistryView,
+        cipher: StoreCipher?,
         tls: ClusterTLS?,
         metrics: any MetricsFactory,
         logger: Logger
@@ -302,6 +304,7 @@ public struct HeraldNode: Sendable {
         clientConfiguration.requestTimeout = cluster.requestTimeout
         let client = EtcdClient(configuration: clientConfiguration)
         var logConfiguration = EtcdCommandLog.Configuration()
+        logConfiguration.cipher = cipher
         logConfiguration.prefix = cluster.prefix
         logConfiguration.partitions = cluster.partitions
         logConfiguration.writer = configuration.nodeID

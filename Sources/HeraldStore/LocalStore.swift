@@ -19,18 +19,23 @@ public final class LocalStore: Sendable {
     public let view: LMDBRegistryView
     public let markers: MessageMarkers
 
-    public init(path: String, configuration: LMDBEnvironment.Configuration = .init()) throws {
+    /// The key ring sealing registrations and log entries; `nil` when they are kept as they are.
+    public let cipher: StoreCipher?
+
+    public init(path: String, configuration: LMDBEnvironment.Configuration = .init(), cipher: StoreCipher? = nil) throws {
+        self.cipher = cipher
         let environment = try LMDBEnvironment(path: path, databases: DatabaseName.all, configuration: configuration)
         let writer = StoreWriter(environment: environment)
         self.environment = environment
         self.writer = writer
-        self.log = try LMDBCommandLog(writer: writer, database: environment.database(DatabaseName.log))
+        self.log = try LMDBCommandLog(writer: writer, database: environment.database(DatabaseName.log), cipher: cipher)
         self.view = try LMDBRegistryView(
             writer: writer,
             records: environment.database(DatabaseName.records),
             meta: environment.database(DatabaseName.meta),
             localLog: environment.database(DatabaseName.log),
-            tokens: environment.database(DatabaseName.tokens)
+            tokens: environment.database(DatabaseName.tokens),
+            cipher: cipher
         )
         self.markers = try MessageMarkers(writer: writer, database: environment.database(DatabaseName.markers))
     }

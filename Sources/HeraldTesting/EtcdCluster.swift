@@ -8,6 +8,10 @@ import Glibc
 /// Real etcd members (Debian's `etcd-server`) on 127.0.0.1, for tests: started on free ports in
 /// a directory of the test's, killed and restarted one at a time, stopped at the end.
 public final class EtcdCluster: Sendable {
+    /// The store key ring every node of a test cluster shares (`store.encryption-key`): nodes
+    /// open each other's log entries with it.
+    public static let testStoreKey = "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
+
     public struct Member: Sendable {
         public var name: String
         public var clientPort: Int

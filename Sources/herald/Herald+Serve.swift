@@ -94,6 +94,7 @@ extension Herald {
                 metadata: [
                     "store.path": "\(configuration.store.path)",
                     "store.records": "\(records)",
+                    "store.key": "\(node.store.cipher?.keyID ?? "none")",
                     "log.head": "\(head)",
                     "config.file": "\(effective.filePath ?? "none")",
                 ]

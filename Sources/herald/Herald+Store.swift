@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldConfig
 import HeraldStore
 import Logging
 
@@ -7,7 +8,7 @@ extension Herald {
     struct Store: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Inspect and check a node's LMDB store.",
-            subcommands: [Verify.self]
+            subcommands: [Verify.self, RotateKey.self]
         )
     }
 }
@@ -16,6 +17,27 @@ extension Herald.Store {
     struct Location: ParsableArguments {
         @Option(name: .customLong("path"), help: "The store directory (store.path).")
         var path: String = "./herald-data"
+
+        @Option(help: "The key ring file (store.encryption-key-file); default <path>/store.key. HERALD_STORE_ENCRYPTION_KEY is read when set.")
+        var keyFile: String?
+
+        func checkStore() throws {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: self.path + "/data.mdb", isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw ValidationError("no Herald store at \(self.path) (no data.mdb there)")
+            }
+        }
+
+        var keyFilePath: String { self.keyFile ?? self.path + "/store.key" }
+
+        /// The key ring, as `herald serve` finds it; `nil` for a store from before encryption.
+        func cipher() throws -> StoreCipher? {
+            if let text = ProcessInfo.processInfo.environment["HERALD_STORE_ENCRYPTION_KEY"], self.keyFile == nil {
+                return try StoreCipher(text: text)
+            }
+            guard self.keyFile != nil || FileManager.default.fileExists(atPath: self.keyFilePath) else { return nil }
+            return try StoreCipher(text: try ConfigurationFile.read(self.keyFilePath, key: "--key-file"))
+        }
     }
 
     struct Verify: AsyncParsableCommand {
@@ -27,15 +49,67 @@ extension Herald.Store {
         @OptionGroup var location: Location
 
         func run() async throws {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: self.location.path + "/data.mdb", isDirectory: &isDirectory), !isDirectory.boolValue else {
-                throw ValidationError("no Herald store at \(self.location.path) (no data.mdb there)")
-            }
-            let store = try LocalStore(path: self.location.path)
+            try self.location.checkStore()
+            let store = try LocalStore(path: self.location.path, cipher: try self.location.cipher())
             let result = try await store.verify()
             try await store.close()
             print(result)
             if !result.isConsistent { throw ExitCode(1) }
+        }
+    }
+
+    struct RotateKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-key",
+            abstract: "Re-seal the store under the first key of its key ring.",
+            discussion: """
+                Put the new key first in the key file (or pass --generate to have one written \
+                there), keeping the older ones after it, then run this on the stopped node: every \
+                registration and local log entry not sealed under the first key (sealed under an \
+                older one, or written before encryption) is re-sealed. Alone, the older keys may \
+                then be removed from the file. In a cluster, run it on every node with the same \
+                ring, and keep the older keys until etcd has compacted the entries they sealed.
+                """
+        )
+
+        @OptionGroup var location: Location
+
+        @Flag(help: "Write a new random key first in the key file before re-sealing.")
+        var generate = false
+
+        func run() async throws {
+            try self.location.checkStore()
+            if self.generate {
+                let path = self.location.keyFilePath
+                let old = FileManager.default.fileExists(atPath: path) ? try ConfigurationFile.read(path, key: "--key-file") : ""
+                let temporary = path + ".new"
+                try? FileManager.default.removeItem(atPath: temporary)
+                try SecretFile.create(temporary, contents: Array((StoreCipher.newKeyText() + old).utf8))
+                guard rename(temporary, path) == 0 else { throw ValidationError("cannot replace \(path): \(String(cString: strerror(errno)))") }
+            }
+            guard let cipher = try self.location.cipher() else {
+                throw ValidationError("no key ring: \(self.location.keyFilePath) does not exist (pass --generate to create one)")
+            }
+            let store = try LocalStore(path: self.location.path, cipher: cipher)
+            let result = try await store.reseal()
+            // LMDB leaves replaced pages in the file until it reuses them: a compacted copy takes
+            // the old ciphertexts (or plaintexts, for a store from before encryption) away.
+            let compacted = self.location.path + "/.compacting"
+            try? FileManager.default.removeItem(atPath: compacted)
+            try FileManager.default.createDirectory(atPath: compacted, withIntermediateDirectories: false)
+            do {
+                try store.environment.compactCopy(to: compacted)
+            } catch {
+                try? await store.close()
+                try? FileManager.default.removeItem(atPath: compacted)
+                throw error
+            }
+            try await store.close()
+            guard rename(compacted + "/data.mdb", self.location.path + "/data.mdb") == 0 else {
+                throw ValidationError("cannot replace \(self.location.path)/data.mdb with its compacted copy: \(String(cString: strerror(errno)))")
+            }
+            try? FileManager.default.removeItem(atPath: compacted)
+            print("\(result); every value is now sealed under key \(cipher.keyID), and the store is compacted")
         }
     }
 }

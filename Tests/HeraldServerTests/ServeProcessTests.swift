@@ -28,6 +28,10 @@ import Glibc
             let listening = try #require(port, "no 'listening' line; output:\n\(child.output)")
             #expect(child.output.contains("no app configured"))
             #expect(FileManager.default.fileExists(atPath: directory + "/herald-data/data.mdb"))
+            // Alone and unconfigured, the node makes its own store key, readable by it alone.
+            let keyAttributes = try FileManager.default.attributesOfItem(atPath: directory + "/herald-data/store.key")
+            #expect((keyAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            #expect(child.output.contains("store.key="))
 
             let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(listening)/healthz")!)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -97,7 +101,7 @@ import Glibc
             let key = variable.dropFirst("HERALD_".count).lowercased().replacingOccurrences(of: "_", with: "-")
                 .replacingOccurrences(of: "status-", with: "status.").replacingOccurrences(of: "aries-", with: "aries.")
                 .replacingOccurrences(of: "store-", with: "store.")
-            let output = try await child.waitFor(timeout: .seconds(1)) { $0.contains(reason) ? $0 : nil } ?? child.output
+            let output = try await child.waitFor(timeout: .seconds(5)) { $0.contains(reason) ? $0 : nil } ?? child.output
             #expect(output.contains("configuration key \(key)"), "\(output)")
             #expect(output.contains(reason), "\(output)")
             #expect(!output.contains("NSCocoaErrorDomain"))
@@ -127,6 +131,34 @@ import Glibc
             let key = flag.dropFirst(2).replacingOccurrences(of: "server-", with: "server.")
             let output = try await child.waitFor(timeout: .seconds(1)) { $0.contains("cannot listen") ? $0 : nil } ?? child.output
             #expect(output.contains("\(key): cannot listen on 127.0.0.1:\(port): Address already in use"), "\(output)")
+        }
+    }
+
+    /// `herald store rotate-key --generate` puts a new key first in the ring, re-seals and
+    /// compacts the store; the node then starts with the new ring and reads what it held.
+    @Test func rotateKeyResealsAStoppedStore() async throws {
+        try #require(HeraldExecutable.exists)
+        try await withTemporaryDirectory { directory in
+            let fill = try ChildProcess(
+                executable: HeraldExecutable.path.replacingOccurrences(of: "/herald", with: "/herald-dev"),
+                arguments: ["store", "fill", "--path", directory + "/data", "--count", "200"],
+                environment: Self.environment
+            )
+            _ = try await fill.waitForExit(timeout: .seconds(60))
+            let rotate = try ChildProcess(
+                executable: HeraldExecutable.path,
+                arguments: ["store", "rotate-key", "--path", directory + "/data", "--generate"],
+                environment: Self.environment
+            )
+            let exit = try await rotate.waitForExit(timeout: .seconds(60))
+            #expect(exit.status == 0, "\(rotate.output)")
+            #expect(rotate.output.contains("records and 200 log entries"), "\(rotate.output)")
+            let ring = try String(contentsOfFile: directory + "/data/store.key", encoding: .utf8)
+            #expect(ring.split(separator: "\n").count == 1, "a store without a key file gets a ring of one new key")
+            let verify = try ChildProcess(executable: HeraldExecutable.path, arguments: ["store", "verify", "--path", directory + "/data"], environment: Self.environment)
+            let verified = try await verify.waitForExit(timeout: .seconds(60))
+            #expect(verified.status == 0, "\(verify.output)")
+            #expect(verify.output.contains("log head 200"), "\(verify.output)")
         }
     }
 

@@ -49,9 +49,12 @@ import Testing
             let client = EtcdClient(configuration: .init(endpoints: cluster.endpoints))
             var nodes: [Node] = []
             for index in 0..<count {
-                let store = try LocalStore(path: "\(directory)/node\(index)")
+                // Sealed, as a node's are: every node opens what the others append.
+                let cipher = try StoreCipher(text: EtcdCluster.testStoreKey)
+                let store = try LocalStore(path: "\(directory)/node\(index)", cipher: cipher)
                 let view = store.view
                 var configuration = EtcdCommandLog.Configuration()
+                configuration.cipher = cipher
                 configuration.partitions = partitions
                 configuration.maximumBatch = maximumBatch
                 configuration.watchBuffer = watchBuffer

@@ -84,7 +84,7 @@ def config(args):
 
     node = {
         "server": {"host": "127.0.0.1", "port": args.port},
-        "store": {"path": args.store},
+        "store": {"path": args.store, "encryption-key-file": args.store_key_file},
         "cluster": {"etcd-endpoints": args.endpoints, "secret": args.secret},
     }
     if not args.skip_node_keys:
@@ -162,6 +162,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--store", required=True)
+    p.add_argument("--store-key-file", required=True)
     p.add_argument("--endpoints", required=True)
     p.add_argument("--node-id", required=True)
     p.add_argument("--secret", required=True)

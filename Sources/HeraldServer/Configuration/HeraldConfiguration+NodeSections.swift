@@ -40,6 +40,11 @@ extension HeraldConfiguration.Store {
         self.environment.mapSize = try section.size("map-size")
         self.environment.maxMapSize = try section.size("max-map-size")
         self.environment.durable = try section.bool("durable")
+        self.encryptionKeyFile = try section.nonEmptyString("encryption-key-file", expecting: "a file path")
+        self.encryptionKey = try section.secret("encryption-key")
+        if self.encryptionKeyFile != nil, self.encryptionKey != nil {
+            throw section.error("encryption-key", "set either store.encryption-key or store.encryption-key-file, not both")
+        }
     }
 }
 

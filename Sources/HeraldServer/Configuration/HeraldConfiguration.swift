@@ -23,6 +23,11 @@ public struct HeraldConfiguration: Sendable, Hashable {
 
     public struct Store: Sendable, Hashable {
         public var path: String = "./herald-data"
+        /// File of the key ring sealing registrations and log entries; `nil` is `store.encryptionKey`
+        /// or, alone, `<path>/store.key` (created at first start).
+        public var encryptionKeyFile: String?
+        /// The key ring itself (hex keys), usually from the environment.
+        public var encryptionKey: String?
         public var environment = LMDBEnvironment.Configuration()
     }
 
@@ -171,6 +176,19 @@ public struct HeraldConfiguration: Sendable, Hashable {
             help: "A second port for `/healthz`, `/readyz`, `/metrics` and `/cluster` (still on the API port too), with its own 64 connections, so probes and scrapes answer while API clients hold every connection of the API port."
         ),
         ConfigurationKey("store.path", .string, default: "./herald-data", help: "Directory of the node's LMDB store (created if missing)."),
+        ConfigurationKey(
+            "store.encryption-key-file",
+            .string,
+            default: nil,
+            help: "File holding the key ring that seals device tokens, Status access tokens and app-instance tokens at rest (AES-256-GCM over every registration and log entry, in LMDB and etcd): 64 hex digits a key, one per line, the sealing key first, older ones after it to keep reading what they sealed (`herald store rotate-key` re-seals the store). Unset, and without `store.encryption-key`, a node alone uses `<store.path>/store.key`, created at first start; a cluster needs one of the two, the same on every node."
+        ),
+        ConfigurationKey(
+            "store.encryption-key",
+            .string,
+            default: nil,
+            secret: true,
+            help: "The key ring of `store.encryption-key-file` given directly, usually as `HERALD_STORE_ENCRYPTION_KEY`: hex keys separated by commas, the sealing key first."
+        ),
         ConfigurationKey(
             "store.map-size",
             .size,

@@ -43,6 +43,8 @@ public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
         /// Most entries the watch holds for a follower that has not read them; beyond it the
         /// watch waits.
         public var watchBuffer: Int = 8192
+        /// Seals entries, so etcd's data holds no token; every node needs the same key ring.
+        public var cipher: StoreCipher?
 
         public init() {}
     }
@@ -179,13 +181,13 @@ public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
         }
         var entries: [LogEntry] = []
         for keyValue in keyValues {
-            entries += try Self.entries(of: keyValue)
+            entries += try Self.entries(of: keyValue, cipher: self.configuration.cipher)
         }
         return entries
     }
 
-    static func entries(of keyValue: EtcdKeyValue) throws -> [LogEntry] {
-        let value = try EtcdLogEntryValue.decoded(from: keyValue.value)
+    static func entries(of keyValue: EtcdKeyValue, cipher: StoreCipher?) throws -> [LogEntry] {
+        let value = try EtcdLogEntryValue.decoded(from: try cipher.open(keyValue.value, context: keyValue.key))
         return value.commands.map { LogEntry(position: LogPosition(keyValue.modRevision), command: $0) }
     }
 
@@ -316,7 +318,11 @@ public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
             let bound = max(applied, self.ownHeads[partition] ?? 0)
             groups[index].bound = bound
             groups[index].key = self.entryKey(partition, bound: bound)
-            groups[index].value = EtcdLogEntryValue(commands: groups[index].pending.flatMap(\.commands)).encoded()
+            // Sealed with its key: a value copied under another key does not open.
+            groups[index].value = self.configuration.cipher.seal(
+                EtcdLogEntryValue(commands: groups[index].pending.flatMap(\.commands)).encoded(),
+                context: groups[index].key
+            )
             let head = self.headKey(partition)
             compares.append(EtcdCompare(key: head, .modRevision(bound + 1), .less))
             success += [.put(key: head, value: Array(self.configuration.writer.utf8)), .put(key: groups[index].key, value: groups[index].value)]
@@ -386,7 +392,7 @@ public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
                     silenceLimit: self.configuration.watchSilenceLimit
                 ) { batch in
                     var entries: [LogEntry] = []
-                    for event in batch.events { entries += try Self.entries(of: event.keyValue) }
+                    for event in batch.events { entries += try Self.entries(of: event.keyValue, cipher: self.configuration.cipher) }
                     try await self.watched.deliver(entries, through: batch.revision)
                 }
             } catch is CancellationError {

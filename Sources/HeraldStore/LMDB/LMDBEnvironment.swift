@@ -150,6 +150,14 @@ public final class LMDBEnvironment: @unchecked Sendable {  // Safe: state is loc
         }
     }
 
+    /// Writes a compacted copy of the environment into `directory` (which must exist and be
+    /// empty): free pages are left out, so what they held (values since re-sealed) is gone.
+    public func compactCopy(to directory: String) throws {
+        try self.whileOpen {
+            try check(mdb_env_copy2(self.handle, directory, UInt32(MDB_CP_COMPACT)), "write a compacted copy of the store")
+        }
+    }
+
     /// Runs `body` in a read-only snapshot.
     public func read<T>(_ body: (borrowing LMDBReadTransaction) throws -> T) throws -> T {
         try self.whileOpen { () throws -> T in

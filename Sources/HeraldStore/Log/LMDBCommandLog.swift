@@ -17,11 +17,14 @@ public actor LMDBCommandLog: CommandLog {
     private let writer: StoreWriter
     private let environment: LMDBEnvironment
     private let table: Table<UInt64, RegistryCommand>
+    /// Seals commands at rest; `nil` keeps them as they are.
+    private let cipher: StoreCipher?
     private let headSignal: PositionSignal
     private var pending: [Pending] = []
     private var isFlushing = false
 
-    public init(writer: StoreWriter, database: LMDBDatabase) throws {
+    public init(writer: StoreWriter, database: LMDBDatabase, cipher: StoreCipher? = nil) throws {
+        self.cipher = cipher
         self.writer = writer
         self.environment = writer.environment
         self.table = Table(database)
@@ -78,10 +81,12 @@ public actor LMDBCommandLog: CommandLog {
     private func commit(_ batch: [Pending]) async throws {
         let commands = batch.flatMap(\.commands)
         let table = self.table
+        let cipher = self.cipher
         let first = try await self.writer.write { txn in
             let first = (try table.lastKey(in: txn) ?? 0) + 1
             for (offset, command) in commands.enumerated() {
-                try table.put(command, for: first + UInt64(offset), in: txn)
+                let position = first + UInt64(offset)
+                try txn.put(cipher.seal(command.encoded(), context: Self.context(position)), in: table.database, key: position.storeKeyBytes)
             }
             return first
         }
@@ -97,14 +102,22 @@ public actor LMDBCommandLog: CommandLog {
     public nonisolated func entries(from position: LogPosition, limit: Int) async throws -> [LogEntry] {
         guard limit > 0 else { return [] }
         let table = self.table
+        let cipher = self.cipher
         return try self.environment.read { txn in
             var entries: [LogEntry] = []
-            try table.forEach(from: max(position, 1), in: txn) { key, command in
+            try txn.forEach(in: table.database, from: max(position, 1).storeKeyBytes) { keyBytes, value in
+                let key = try UInt64(storeKeyBytes: keyBytes)
+                let command = try RegistryCommand.decoded(from: try cipher.open(value, context: Self.context(key)))
                 entries.append(LogEntry(position: key, command: command))
                 return entries.count < limit
             }
             return entries
         }
+    }
+
+    /// What an entry is sealed with: its position, so entries cannot be reordered.
+    static func context(_ position: LogPosition) -> [UInt8] {
+        Array("log:".utf8) + position.storeKeyBytes
     }
 
     public nonisolated func source() async throws -> String { "local" }

@@ -17,11 +17,21 @@ public final class LMDBRegistryView: RegistryView {
     private let sourceClaimed = PositionSignal(position: 0)
     private let localLog: LMDBDatabase?
     private let tokens: LMDBDatabase?
+    /// Seals records at rest; `nil` keeps them as they are (tools and tests of other layers).
+    private let cipher: StoreCipher?
 
     /// `localLog` is the store's own log database: whether it holds entries tells which log built
     /// a view from before sources were recorded.
     /// a view from before sources were recorded. `tokens` holds the token index.
-    public init(writer: StoreWriter, records: LMDBDatabase, meta: LMDBDatabase, localLog: LMDBDatabase? = nil, tokens: LMDBDatabase? = nil) throws {
+    public init(
+        writer: StoreWriter,
+        records: LMDBDatabase,
+        meta: LMDBDatabase,
+        localLog: LMDBDatabase? = nil,
+        tokens: LMDBDatabase? = nil,
+        cipher: StoreCipher? = nil
+    ) throws {
+        self.cipher = cipher
         self.localLog = localLog
         self.tokens = tokens
         self.writer = writer
@@ -31,18 +41,18 @@ public final class LMDBRegistryView: RegistryView {
         let metaTable = self.meta
         let applied = try writer.environment.read { txn in try metaTable.get(Self.appliedKey, in: txn) ?? 0 }
         self.appliedSignal = PositionSignal(position: applied)
-        if let tokens { try Self.buildTokenIndex(environment: writer.environment, records: records, meta: metaTable, tokens: tokens) }
+        if let tokens { try Self.buildTokenIndex(environment: writer.environment, records: records, meta: metaTable, tokens: tokens, cipher: cipher) }
     }
 
     /// Indexes every live registration once, for a store written before the index existed. At
     /// open, before anything else writes.
-    private static func buildTokenIndex(environment: LMDBEnvironment, records: LMDBDatabase, meta: Table<String, UInt64>, tokens: LMDBDatabase) throws {
+    private static func buildTokenIndex(environment: LMDBEnvironment, records: LMDBDatabase, meta: Table<String, UInt64>, tokens: LMDBDatabase, cipher: StoreCipher?) throws {
         guard try environment.read({ txn in try meta.get(Self.tokenIndexKey, in: txn) }) != 1 else { return }
         try environment.withWriteTransaction { txn in
             var entries: [[UInt8]] = []
             try txn.forEach(in: records) { keyBytes, value in
                 let key = try RegistrationKey(storeKeyBytes: keyBytes)
-                if let registration = try RegistryRecord(key: key, storedValue: value).registration, registration.enabled {
+                if let registration = try Self.decode(key: key, keyBytes: keyBytes, value: value, cipher: cipher).registration, registration.enabled {
                     entries.append(TokenIndex.entry(registration))
                 }
                 return true
@@ -62,16 +72,18 @@ public final class LMDBRegistryView: RegistryView {
         let records = self.records
         let meta = self.meta
         let tokens = self.tokens
+        let cipher = self.cipher
         let applied = try await self.writer.write { txn in
             let applied = try entries.apply(
                 after: try meta.get(Self.appliedKey, in: txn) ?? 0,
-                read: { key in try Self.record(for: key, in: records, txn: txn) },
+                read: { key in try Self.record(for: key, in: records, cipher: cipher, txn: txn) },
                 write: { key, record in
                     if let tokens {
-                        let old = try Self.record(for: key, in: records, txn: txn)?.registration
+                        let old = try Self.record(for: key, in: records, cipher: cipher, txn: txn)?.registration
                         try TokenIndex.update(from: old, to: record.registration, in: tokens, txn: txn)
                     }
-                    try txn.put(record.storedValue(), in: records, key: key.storeKeyBytes)
+                    let keyBytes = key.storeKeyBytes
+                    try txn.put(cipher.seal(record.storedValue(), context: Self.context(keyBytes)), in: records, key: keyBytes)
                 }
             )
             try meta.put(applied, for: Self.appliedKey, in: txn)
@@ -87,28 +99,44 @@ public final class LMDBRegistryView: RegistryView {
 
     public func record(for key: RegistrationKey) throws -> RegistryRecord? {
         let records = self.records
-        return try self.environment.read { txn in try Self.record(for: key, in: records, txn: txn) }
+        let cipher = self.cipher
+        return try self.environment.read { txn in try Self.record(for: key, in: records, cipher: cipher, txn: txn) }
     }
 
     private static func record(
         for key: RegistrationKey,
         in records: LMDBDatabase,
+        cipher: StoreCipher?,
         txn: borrowing some LMDBReading & ~Copyable
     ) throws -> RegistryRecord? {
-        try txn.withValue(in: records, key: key.storeKeyBytes) { bytes throws(StoreError) in
-            try RegistryRecord(key: key, storedValue: bytes)
+        let keyBytes = key.storeKeyBytes
+        return try txn.withValue(in: records, key: keyBytes) { bytes throws(StoreError) in
+            try Self.decode(key: key, keyBytes: keyBytes, value: bytes, cipher: cipher)
         }
+    }
+
+    /// What a record is sealed with: its key, so a value copied under another key does not open.
+    static func context(_ keyBytes: some Collection<UInt8>) -> [UInt8] {
+        Array("record:".utf8) + keyBytes
+    }
+
+    static func decode(key: RegistrationKey, keyBytes: some Collection<UInt8>, value: UnsafeRawBufferPointer, cipher: StoreCipher?) throws(StoreError) -> RegistryRecord {
+        guard let cipher, value.first == StoreCipher.marker else { return try RegistryRecord(key: key, storedValue: value) }
+        let plaintext = try cipher.open(value, context: Self.context(keyBytes))
+        let decoded = plaintext.withUnsafeBytes { bytes in Result { () throws(StoreError) in try RegistryRecord(key: key, storedValue: bytes) } }
+        return try decoded.get()
     }
 
     public func registrations(scope: RegistrationScope, subject: [UInt8]) throws -> [Registration] {
         let prefix = RegistrationKey.prefix(scope: scope, subject: subject)
         let database = self.records
+        let cipher = self.cipher
         return try self.environment.read { txn in
             var found: [Registration] = []
             try txn.forEach(in: database, from: prefix) { keyBytes, value in
                 guard keyBytes.starts(with: prefix) else { return false }
                 let key = try RegistrationKey(storeKeyBytes: keyBytes)
-                if let registration = try RegistryRecord(key: key, storedValue: value).registration {
+                if let registration = try Self.decode(key: key, keyBytes: keyBytes, value: value, cipher: cipher).registration {
                     found.append(registration)
                 }
                 return true
@@ -119,12 +147,13 @@ public final class LMDBRegistryView: RegistryView {
 
     public func forEachSubject(scope: RegistrationScope, _ body: ([UInt8]) throws -> Void) throws {
         let database = self.records
+        let cipher = self.cipher
         try self.environment.read { txn in
             var last: [UInt8]?
             try txn.forEach(in: database, from: [scope.rawValue]) { keyBytes, value in
                 guard keyBytes.first == scope.rawValue else { return false }
                 let key = try RegistrationKey(storeKeyBytes: keyBytes)
-                guard key.subject != last, try RegistryRecord(key: key, storedValue: value).registration != nil else { return true }
+                guard key.subject != last, try Self.decode(key: key, keyBytes: keyBytes, value: value, cipher: cipher).registration != nil else { return true }
                 last = key.subject
                 try body(key.subject)
                 return true
@@ -150,6 +179,7 @@ public final class LMDBRegistryView: RegistryView {
 
     public func registrations(keyPrefix: [UInt8], after cursor: [UInt8]?, limit: Int) throws -> (registrations: [Registration], next: [UInt8]?) {
         let database = self.records
+        let cipher = self.cipher
         return try self.environment.read { txn in
             var found: [Registration] = []
             var last: [UInt8]?
@@ -159,7 +189,7 @@ public final class LMDBRegistryView: RegistryView {
                 guard found.count < limit else { return false }
                 let key = try RegistrationKey(storeKeyBytes: keyBytes)
                 last = Array(keyBytes)
-                if let registration = try RegistryRecord(key: key, storedValue: value).registration {
+                if let registration = try Self.decode(key: key, keyBytes: keyBytes, value: value, cipher: cipher).registration {
                     found.append(registration)
                 }
                 return true
@@ -218,11 +248,13 @@ public final class LMDBRegistryView: RegistryView {
 
     public func digest() throws -> RegistryDigest {
         let records = self.records
+        let cipher = self.cipher
         let meta = self.meta
         return try self.environment.read { txn in
             var builder = RegistryDigest.Builder()
             try txn.forEach(in: records) { key, value in
-                builder.add(key: key, value: value)
+                // Over the plaintext: nonces differ between nodes, records must not.
+                builder.add(key: key, value: try cipher.open(value, context: Self.context(key)))
                 return true
             }
             return builder.finish(appliedPosition: try meta.get(Self.appliedKey, in: txn) ?? 0)
@@ -232,11 +264,12 @@ public final class LMDBRegistryView: RegistryView {
     /// Every record in key order; for checks and snapshots, not for request paths.
     public func allRecords() throws -> [RegistrationKey: RegistryRecord] {
         let records = self.records
+        let cipher = self.cipher
         return try self.environment.read { txn in
             var all: [RegistrationKey: RegistryRecord] = [:]
             try txn.forEach(in: records) { keyBytes, value in
                 let key = try RegistrationKey(storeKeyBytes: keyBytes)
-                all[key] = try RegistryRecord(key: key, storedValue: value)
+                all[key] = try Self.decode(key: key, keyBytes: keyBytes, value: value, cipher: cipher)
                 return true
             }
             return all

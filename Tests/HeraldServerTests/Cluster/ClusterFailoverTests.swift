@@ -277,6 +277,7 @@ final class FailoverCluster: Sendable {
                       port: \(port)
                     store:
                       path: \(directory)/node\(index)
+                      encryption-key: \(EtcdCluster.testStoreKey)
                     log:
                       level: warning
                     cluster:

@@ -176,6 +176,7 @@ final class PartitionedCluster: Sendable {
                   port: \(Self.port)
                 store:
                   path: \(self.directory)/node\(node)
+                  encryption-key: \(EtcdCluster.testStoreKey)
                 api:
                   bearer-token: partition-test-token
                 log:

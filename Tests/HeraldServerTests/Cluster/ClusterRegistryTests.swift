@@ -57,6 +57,7 @@ import Testing
                                 // Registrations and queries push nothing; the front door needs a way to push all the same.
                                 "--status-gorush-url", gorushURL,
                                 "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
+                                "--store-encryption-key", EtcdCluster.testStoreKey,
                                 "--cluster-partitions", "16",
                                 "--cluster-node-id", "node\(index)",
                                 "--server-port", "\(port)",
@@ -465,6 +466,7 @@ import Testing
                         "--status-identity-key-file", directory + "/missing.key",
                         "--status-gorush-url", "http://127.0.0.1:9/api/push",
                         "--cluster-etcd-endpoints", "http://127.0.0.1:9",
+                        "--store-encryption-key", EtcdCluster.testStoreKey,
                         "--cluster-secret", "s3cret",
                     ],
                     defaultFilePath: "/nonexistent/herald.yaml"

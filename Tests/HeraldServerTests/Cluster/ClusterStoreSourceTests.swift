@@ -32,6 +32,7 @@ import Glibc
             "--status-identity-key-file", directory + "/status.key",
             "--status-gorush-url", "http://127.0.0.1:9/api/push",
             "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
+            "--store-encryption-key", EtcdCluster.testStoreKey,
             "--cluster-node-id", "node0",
             "--cluster-advertise-url", "http://127.0.0.1:\(port)",
             "--cluster-secret", "store-source-secret",

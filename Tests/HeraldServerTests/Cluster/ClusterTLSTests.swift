@@ -47,6 +47,7 @@ import Testing
                         "--status-identity-key-file", directory + "/status.key",
                         "--status-gorush-url", "http://127.0.0.1:9/api/push",
                         "--cluster-etcd-endpoints", etcd.endpoints.joined(separator: ","),
+                        "--store-encryption-key", EtcdCluster.testStoreKey,
                         "--cluster-partitions", "16",
                         "--cluster-node-id", "node\(index)",
                         "--server-port", "\(port)",
