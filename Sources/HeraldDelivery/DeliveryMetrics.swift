@@ -14,6 +14,9 @@ public final class DeliveryMetrics: Sendable {
     public static let tokenRefreshes = "herald_delivery_token_refreshes_total"
     public static let overloaded = "herald_delivery_overloaded_total"
     public static let deviceRateLimited = "herald_delivery_device_rate_limited_total"
+    /// Failed connection attempts since start by `reason` (`open_files` when the node ran out of
+    /// file descriptors): a count, sampled from the endpoints at scrape time.
+    public static let connectFailures = "herald_delivery_connect_failures"
 
     private let factory: any MetricsFactory
     private let counters = NIOLockedValueBox<[[String]: Counter]>([:])
@@ -48,6 +51,10 @@ public final class DeliveryMetrics: Sendable {
     }
 
     /// Gauges sampled at scrape time from the endpoints.
+    public func connectFailures(provider: String, app: String, reason: String) -> Gauge {
+        Gauge(label: Self.connectFailures, dimensions: [("provider", provider), ("app", app), ("reason", reason)], factory: self.factory)
+    }
+
     public func gauge(_ label: String, provider: String, app: String) -> Gauge {
         Gauge(label: label, dimensions: [("provider", provider), ("app", app)], factory: self.factory)
     }

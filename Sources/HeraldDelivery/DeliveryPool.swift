@@ -106,12 +106,16 @@ public struct DeliveryPool: Sendable {
         return outcome
     }
 
-    /// Sets the queue-depth and open-connection gauges; called when metrics are scraped.
+    /// Sets the queue-depth, open-connection and connect-failure gauges; called when metrics are
+    /// scraped.
     public func sampleGauges() async {
         for (id, app) in self.apps {
             for provider in app.providers {
                 self.metrics.gauge(DeliveryMetrics.queueDepth, provider: provider.name, app: id).record(await provider.queueDepth)
                 self.metrics.gauge(DeliveryMetrics.openConnections, provider: provider.name, app: id).record(await provider.openConnections)
+                let failures = await provider.connectFailures
+                self.metrics.connectFailures(provider: provider.name, app: id, reason: "open_files").record(failures.outOfFiles)
+                self.metrics.connectFailures(provider: provider.name, app: id, reason: "other").record(failures.other)
             }
         }
     }

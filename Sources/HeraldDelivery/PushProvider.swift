@@ -22,6 +22,12 @@ public protocol PushProvider: Sendable {
     var openConnections: Int { get async }
     /// Closes its connections; later sends are refused.
     func shutdown() async
+    /// Failed connection attempts since start, by cause.
+    var connectFailures: ConnectFailures { get async }
+}
+
+extension PushProvider {
+    public var connectFailures: ConnectFailures { get async { ConnectFailures() } }
 }
 
 extension PushProvider {

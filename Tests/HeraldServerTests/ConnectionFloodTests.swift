@@ -81,6 +81,14 @@ import Glibc
                 try await Task.sleep(for: .milliseconds(300))
             }
             #expect(child.isRunning, "the node is still up; output:\n\(child.output.suffix(2000))")
+            // What the node holds is visible where operators look: the capped API connections
+            // (the rest wait in the kernel's backlog), well under the limit.
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(operations)/metrics")!)
+            request.timeoutInterval = 2
+            let metrics = (try? await URLSession.shared.data(for: request)).map { String(decoding: $0.0, as: UTF8.self) } ?? ""
+            let open = metrics.split(separator: "\n").first { $0.hasPrefix("process_open_fds ") }.flatMap { Double($0.split(separator: " ")[1]) }
+            #expect(open.map { $0 >= 16 && $0 < 256 } == true, "process_open_fds: \(open.map { "\($0)" } ?? "missing")")
+            #expect(metrics.contains("process_max_fds 256"))
 
             // Once the flood lets go, the API port serves again.
             for descriptor in flood { close(descriptor) }

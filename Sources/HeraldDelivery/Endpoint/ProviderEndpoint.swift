@@ -88,6 +88,8 @@ public actor ProviderEndpoint {
     public var queueDepth: Int { self.fast.admitted.load(ordering: .relaxed) }
     /// Connections open now.
     public var openConnections: Int { self.connections.filter(\.isUsable).count }
+    /// Connection attempts that failed since start, by cause.
+    public private(set) var connectFailureCounts = ConnectFailures()
 
     /// Delivers `request` within `deadline` (at most the configured one) and returns how it ended;
     /// throws `DeliveryError` only when it was not admitted (queue full, shutting down).
@@ -329,6 +331,11 @@ public actor ProviderEndpoint {
     private func connectFailed(_ error: any Error) {
         self.connecting = nil
         self.connectFailures += 1
+        if ResourceExhaustion.isOutOfFileDescriptors(error) {
+            self.connectFailureCounts.outOfFiles += 1
+        } else {
+            self.connectFailureCounts.other += 1
+        }
         self.lastConnectError = "\(error)"
         let delay = self.configuration.backoff.delay(afterAttempt: self.connectFailures)
         self.nextConnectAt = self.clock.now + delay

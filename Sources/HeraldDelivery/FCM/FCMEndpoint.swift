@@ -53,6 +53,7 @@ public struct FCMEndpoint: Sendable {
     public var queueDepth: Int { get async { await self.endpoint.queueDepth } }
     /// Connections open now.
     public var openConnections: Int { get async { await self.endpoint.openConnections } }
+    public var connectFailures: ConnectFailures { get async { await self.endpoint.connectFailureCounts } }
 
     /// Delivers `notification` and returns how it ended; throws `DeliveryError` only when it was
     /// not admitted (queue full, shutting down).

@@ -38,6 +38,8 @@ public final class FeedbackWebhook: FailureObserver {
     private let posted: Counter
     private let dropped: Counter
     private let abandoned: Counter
+    /// Attempts that failed because the node had no file descriptor left.
+    private let outOfFiles: Counter
     private let dropping = Atomic<Bool>(false)
 
     /// `clock` times the back-off between attempts (a test clock in tests).
@@ -52,6 +54,7 @@ public final class FeedbackWebhook: FailureObserver {
         self.posted = Counter(label: Self.eventsMetric, dimensions: [("result", "posted")], factory: metrics)
         self.dropped = Counter(label: Self.eventsMetric, dimensions: [("result", "dropped")], factory: metrics)
         self.abandoned = Counter(label: Self.eventsMetric, dimensions: [("result", "abandoned")], factory: metrics)
+        self.outOfFiles = Counter(label: "herald_feedback_attempts_out_of_files_total", factory: metrics)
     }
 
     /// Queues `event`; never waits.
@@ -112,6 +115,7 @@ public final class FeedbackWebhook: FailureObserver {
                 if (400..<500).contains(status), status != 408, status != 429 { break }
             } catch {
                 lastProblem = "\(error)"
+                if ResourceExhaustion.isOutOfFileDescriptors(error) { self.outOfFiles.increment() }
             }
             guard attempt < self.configuration.maximumAttempts else { break }
             do {
