@@ -42,7 +42,7 @@ public enum ConfigurationFile {
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
         var filled = 0
         while filled < bytes.count {
-            let count = bytes[filled...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let count = bytes[filled...].withUnsafeMutableBytes { readFile(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else { throw failure(Self.errorText(errno)) }
             if count == 0 { break }
@@ -59,4 +59,9 @@ public enum ConfigurationFile {
         default: String(cString: strerror(code))
         }
     }
+}
+
+/// The system's `read`, which `ConfigurationFile.read` hides inside the enum.
+private func readFile(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

@@ -36,5 +36,17 @@ public enum SecretFile {
             throw Failure(description: "cannot sync \(path): \(String(cString: strerror(errno)))")
         }
         complete = true
+        // The new name must survive a power cut too: a key that vanishes after the store sealed
+        // values under it would leave them unreadable.
+        Self.syncDirectory(of: path)
+    }
+
+    /// Makes the entries of the directory holding `path` (a new or renamed file) durable.
+    public static func syncDirectory(of path: String) {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let descriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
     }
 }

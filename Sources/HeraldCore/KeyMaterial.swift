@@ -8,11 +8,3 @@ extension KeyMaterial {
     public var debugDescription: String { self.description }
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
-
-/// A value printed by its type's name alone. ServiceLifecycle logs every service by its
-/// description, and Herald's services hold configurations, clients and keys.
-public protocol DescribedByName: CustomStringConvertible {}
-
-extension DescribedByName {
-    public var description: String { "\(Self.self)" }
-}

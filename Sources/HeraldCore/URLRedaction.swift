@@ -37,27 +37,23 @@ public enum URLRedaction {
         return nil
     }
 
+    /// Everything up to the last `@` is user info (a password may hold `/` or `,` even if it
+    /// should not), and everything after the first `?` past the host is query.
     private static func redactAfterScheme(_ rest: ArraySlice<UInt8>) -> [UInt8] {
-        var authorityEnd = rest.startIndex
-        while authorityEnd < rest.endIndex, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(rest[authorityEnd]) {
-            authorityEnd += 1
-        }
         var output: [UInt8] = []
-        let authority = rest[rest.startIndex..<authorityEnd]
-        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
-            output += Array(Self.mask.utf8) + authority[at...]
-        } else {
-            output += authority
+        var hostStart = rest.startIndex
+        if let at = rest.lastIndex(of: UInt8(ascii: "@")) {
+            output += Array(Self.mask.utf8)
+            hostStart = at
         }
-        var tail = rest[authorityEnd...]
-        if let question = tail.firstIndex(of: UInt8(ascii: "?")) {
-            output += tail[..<question]
-            output += Array("?\(Self.mask)".utf8)
-            tail = tail[question...]
-            if let fragment = tail.firstIndex(of: UInt8(ascii: "#")) { output += tail[fragment...] }
-        } else {
-            output += tail
+        let afterUserInfo = rest[hostStart...]
+        guard let question = afterUserInfo.firstIndex(of: UInt8(ascii: "?")) else {
+            output += afterUserInfo
+            return output
         }
+        output += afterUserInfo[..<question]
+        output += Array("?\(Self.mask)".utf8)
+        if let fragment = afterUserInfo[question...].firstIndex(of: UInt8(ascii: "#")) { output += afterUserInfo[fragment...] }
         return output
     }
 
@@ -71,8 +67,9 @@ public enum URLRedaction {
         }
     }
 
-    /// Where a URL written inside other text stops: white space, quotes, brackets, a comma.
+    /// Where a URL written inside other text stops: white space, quotes, angle brackets. Commas
+    /// and brackets may belong to it (an IPv6 host, a careless password), so they do not end it.
     private static func endsURL(_ byte: UInt8) -> Bool {
-        byte <= 0x20 || byte == 0x7F || [UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ","), UInt8(ascii: ">"), UInt8(ascii: "<"), UInt8(ascii: ")"), UInt8(ascii: "]")].contains(byte)
+        byte <= 0x20 || byte == 0x7F || [UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ">"), UInt8(ascii: "<")].contains(byte)
     }
 }

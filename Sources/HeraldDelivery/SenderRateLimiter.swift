@@ -57,11 +57,13 @@ public final class SenderRateLimiter: Sendable {
     /// Senders remembered now.
     public var count: Int { self.state.withLock { $0.buckets.count } }
 
+    /// Down to half the capacity at once, so senders chosen to keep the map full cost one pass
+    /// per `capacity / 2` new senders, not one per sender.
     private static func evict(_ state: inout State, now: Duration, capacity: Int) {
         // Any bucket refills completely within a minute.
         state.buckets = state.buckets.filter { now - $0.value.updated < .seconds(60) }
-        guard state.buckets.count >= capacity else { return }
-        let oldest = state.buckets.sorted { $0.value.updated < $1.value.updated }.prefix(state.buckets.count / 2)
+        guard state.buckets.count > capacity / 2 else { return }
+        let oldest = state.buckets.sorted { $0.value.updated < $1.value.updated }.prefix(state.buckets.count - capacity / 2)
         for (key, _) in oldest { state.buckets.removeValue(forKey: key) }
     }
 }

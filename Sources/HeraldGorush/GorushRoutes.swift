@@ -73,8 +73,14 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             let answer = try await self.answer(body, client: client)
             return Self.json(status: HTTPResponse.Status(code: answer.status), answer.body)
         }
+        // Charged here, where the client is known: the key's owner may be another node, which
+        // sees only the forwarding node.
+        if let client, self.configuration.clientLimiter != nil {
+            let targets = try GorushPushRequest.decode(body, limits: self.configuration.limits).filter { $0.enabledPlatform != nil }.reduce(0) { $0 + $1.targetCount }
+            try self.charge(client, targets: targets)
+        }
         let answer = try await idempotency.answer(key: key, body: body, forwardedFrom: forwardedFrom) {
-            try await self.answer(body, client: client)
+            try await self.answer(body, client: nil)
         }
         var response = Self.json(status: HTTPResponse.Status(code: answer.status), answer.body)
         if answer.replayed { response.headers[GorushIdempotency.replayedHeader] = "true" }
@@ -90,10 +96,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         let notifications = try GorushPushRequest.decode(body, limits: self.configuration.limits)
         let enabled = notifications.filter { $0.enabledPlatform != nil }
         let counts = enabled.reduce(0) { $0 + $1.targetCount }
-        if let limiter = self.configuration.clientLimiter, let client, let seconds = limiter.take(client, cost: counts) {
-            self.statistics.rateLimited()
-            throw GorushError.rateLimited(client, limit: limiter.perMinute, retryAfter: seconds)
-        }
+        if let client { try self.charge(client, targets: counts) }
         self.statistics.accepted(counts: counts)
         let logs: [GorushLogEntry]
         if let dispatcher = self.configuration.dispatcher {
@@ -213,6 +216,13 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             error: error,
             isTransient: isTransient
         )
+    }
+
+    /// Takes `targets` from `client`'s bucket, or refuses the request with 429.
+    private func charge(_ client: String, targets: Int) throws(GorushError) {
+        guard let limiter = self.configuration.clientLimiter, let seconds = limiter.take(client, cost: targets) else { return }
+        self.statistics.rateLimited()
+        throw GorushError.rateLimited(client, limit: limiter.perMinute, retryAfter: seconds)
     }
 
     /// The client's IP address, without its port: one client opens many connections.

@@ -21,9 +21,12 @@ struct ListenerService: Service, DescribedByName {
         }
     }
 
-    /// `nil` unless `error` is a failure to bind.
+    /// `nil` unless `error` is a failure to bind, which NIO's `IOError` names by its call: the
+    /// same errnos from an outgoing connection are not a listener's.
     static func configurationError(_ error: any Error, keys: String, address: String) -> ConfigurationError? {
-        guard let error = error as? IOError, [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(error.errnoCode) else { return nil }
+        guard let error = error as? IOError, [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(error.errnoCode),
+            String(describing: error).hasPrefix("bind(")
+        else { return nil }
         return ConfigurationError(.invalidValue, "configuration keys \(keys): cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))")
     }
 }

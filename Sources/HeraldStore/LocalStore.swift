@@ -37,7 +37,7 @@ public final class LocalStore: Sendable {
             tokens: environment.database(DatabaseName.tokens),
             cipher: cipher
         )
-        self.markers = try MessageMarkers(writer: writer, database: environment.database(DatabaseName.markers))
+        self.markers = try MessageMarkers(writer: writer, database: environment.database(DatabaseName.markers), cipher: cipher)
     }
 
     /// The follower that keeps `view` applied up to `log`.

@@ -40,11 +40,14 @@ public actor MessageMarkers {
 
     private let writer: StoreWriter
     private let database: LMDBDatabase
+    /// Seals the values kept with markers (gorush's remembered answers name tokens).
+    private let cipher: StoreCipher?
     private var sweepCursor: [UInt8]?
     private var pending: [Pending] = []
     private var isFlushing = false
 
-    public init(writer: StoreWriter, database: LMDBDatabase) {
+    public init(writer: StoreWriter, database: LMDBDatabase, cipher: StoreCipher? = nil) {
+        self.cipher = cipher
         self.writer = writer
         self.database = database
     }
@@ -73,6 +76,7 @@ public actor MessageMarkers {
             let batch = self.pending
             self.pending = []
             let database = self.database
+            let cipher = self.cipher
             let start = self.sweepCursor
             let now = batch.map(\.now).max() ?? 0
             do {
@@ -84,7 +88,7 @@ public actor MessageMarkers {
                         if let stored = try txn.value(in: database, key: request.key), Self.expiry(stored) > request.now {
                             inserted.append(false)
                         } else {
-                            try txn.put(Self.encode(request.expiry) + request.value, in: database, key: request.key)
+                            try txn.put(Self.stored(request.value, expiry: request.expiry, key: request.key, cipher: cipher), in: database, key: request.key)
                             inserted.append(true)
                         }
                     }
@@ -107,9 +111,11 @@ public actor MessageMarkers {
     /// The value kept with `id`'s unexpired marker; `nil` when there is none.
     public nonisolated func value(of id: [UInt8], in namespace: Namespace, now: UInt64) throws -> [UInt8]? {
         let database = self.database
+        let cipher = self.cipher
+        let key = [namespace.rawValue] + id
         return try self.writer.environment.read { txn in
-            guard let stored = try txn.value(in: database, key: [namespace.rawValue] + id), Self.expiry(stored) > now else { return nil }
-            return Array(stored.dropFirst(8))
+            guard let stored = try txn.value(in: database, key: key), Self.expiry(stored) > now else { return nil }
+            return try cipher.open(stored.dropFirst(8), context: Self.context(key))
         }
     }
 
@@ -117,12 +123,15 @@ public actor MessageMarkers {
     /// small ones read at start (broadcasts to resume), never for dedup namespaces.
     public nonisolated func entries(in namespace: Namespace, now: UInt64) throws -> [(id: [UInt8], value: [UInt8])] {
         let database = self.database
+        let cipher = self.cipher
         return try self.writer.environment.read { txn in
             var found: [(id: [UInt8], value: [UInt8])] = []
             try txn.forEach(in: database, from: [namespace.rawValue]) { key, stored in
                 guard key.first == namespace.rawValue else { return false }
                 let bytes = Array(stored)
-                if Self.expiry(bytes) > now { found.append((Array(key.dropFirst()), Array(bytes.dropFirst(8)))) }
+                if Self.expiry(bytes) > now {
+                    found.append((Array(key.dropFirst()), try cipher.open(bytes.dropFirst(8), context: Self.context(Array(key)))))
+                }
                 return true
             }
             return found
@@ -133,8 +142,17 @@ public actor MessageMarkers {
     public func replace(_ id: [UInt8], in namespace: Namespace, expiry: UInt64, value: [UInt8]) async throws {
         let database = self.database
         let key = [namespace.rawValue] + id
-        let stored = Self.encode(expiry) + value
+        let stored = Self.stored(value, expiry: expiry, key: key, cipher: self.cipher)
         try await self.writer.write { txn in try txn.put(stored, in: database, key: key) }
+    }
+
+    /// The expiry, then the value sealed under the marker's key (an empty value stays empty).
+    static func stored(_ value: [UInt8], expiry: UInt64, key: [UInt8], cipher: StoreCipher?) -> [UInt8] {
+        Self.encode(expiry) + (value.isEmpty ? [] : cipher.seal(value, context: Self.context(key)))
+    }
+
+    static func context(_ key: [UInt8]) -> [UInt8] {
+        Array("marker:".utf8) + key
     }
 
     /// Deletes `id`'s marker, so the id counts as never seen.

@@ -2,7 +2,6 @@ import Crypto
 public import Foundation
 public import HeraldCore
 public import HeraldDelivery
-
 public import HeraldStore
 public import Logging
 

@@ -80,12 +80,16 @@ extension Herald.Store {
         func run() async throws {
             try self.location.checkStore()
             if self.generate {
+                guard self.location.keyFile != nil || ProcessInfo.processInfo.environment["HERALD_STORE_ENCRYPTION_KEY"] == nil else {
+                    throw ValidationError("HERALD_STORE_ENCRYPTION_KEY holds the key ring: put the new key first there instead of --generate")
+                }
                 let path = self.location.keyFilePath
                 let old = FileManager.default.fileExists(atPath: path) ? try ConfigurationFile.read(path, key: "--key-file") : ""
                 let temporary = path + ".new"
                 try? FileManager.default.removeItem(atPath: temporary)
                 try SecretFile.create(temporary, contents: Array((StoreCipher.newKeyText() + old).utf8))
                 guard rename(temporary, path) == 0 else { throw ValidationError("cannot replace \(path): \(String(cString: strerror(errno)))") }
+                SecretFile.syncDirectory(of: path)
             }
             guard let cipher = try self.location.cipher() else {
                 throw ValidationError("no key ring: \(self.location.keyFilePath) does not exist (pass --generate to create one)")
@@ -97,19 +101,30 @@ extension Herald.Store {
             let compacted = self.location.path + "/.compacting"
             try? FileManager.default.removeItem(atPath: compacted)
             try FileManager.default.createDirectory(atPath: compacted, withIntermediateDirectories: false)
+            // Swapped in while the store is still open, so its lock keeps a starting node out
+            // until the compacted file is in place; nothing writes after the copy.
             do {
                 try store.environment.compactCopy(to: compacted)
+                try Self.sync(compacted + "/data.mdb")
+                guard rename(compacted + "/data.mdb", self.location.path + "/data.mdb") == 0 else {
+                    throw ValidationError("cannot replace \(self.location.path)/data.mdb with its compacted copy: \(String(cString: strerror(errno)))")
+                }
+                SecretFile.syncDirectory(of: self.location.path + "/data.mdb")
             } catch {
                 try? await store.close()
                 try? FileManager.default.removeItem(atPath: compacted)
                 throw error
             }
             try await store.close()
-            guard rename(compacted + "/data.mdb", self.location.path + "/data.mdb") == 0 else {
-                throw ValidationError("cannot replace \(self.location.path)/data.mdb with its compacted copy: \(String(cString: strerror(errno)))")
-            }
             try? FileManager.default.removeItem(atPath: compacted)
             print("\(result); every value is now sealed under key \(cipher.keyID), and the store is compacted")
+        }
+
+        private static func sync(_ path: String) throws {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw ValidationError("cannot open \(path): \(String(cString: strerror(errno)))") }
+            defer { close(descriptor) }
+            guard fsync(descriptor) == 0 else { throw ValidationError("cannot sync \(path): \(String(cString: strerror(errno)))") }
         }
     }
 }

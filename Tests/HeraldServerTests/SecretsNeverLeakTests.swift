@@ -19,6 +19,7 @@ import Glibc
 
     /// The key material and credentials, and the text of each that must never be shown.
     struct Secrets {
+        static let storeKey = "5a7c" + String(repeating: "e3", count: 30)
         let directory: String
         var settings: [(key: String, value: String)] = []
         var needles: [String] = []
@@ -44,6 +45,8 @@ import Glibc
                 ("metrics.bearer-token", "METRICS-TOKEN-2"),
                 ("feedback.url", "https://hook-user:HOOK-PASSWORD-3@127.0.0.1:9/hook?api_key=HOOK-QUERY-4"),
                 ("feedback.bearer-token", "FEEDBACK-TOKEN-5"),
+                ("store.encryption-key", Self.storeKey),
+                ("cluster.secret", "CLUSTER-SECRET-12"),
                 ("status.identity-key-file", directory + "/status.key"),
                 ("status.nwaku-url", "http://nwaku-user:NWAKU-PASSWORD-6@127.0.0.1:9/?key=NWAKU-QUERY-7"),
                 ("aries.identity-key-file", directory + "/didcomm.key"),
@@ -68,7 +71,7 @@ import Glibc
             }
             self.needles = [
                 "API-TOKEN-1", "METRICS-TOKEN-2", "HOOK-PASSWORD-3", "HOOK-QUERY-4", "FEEDBACK-TOKEN-5", "NWAKU-PASSWORD-6",
-                "NWAKU-QUERY-7", "SA-PASSWORD-9", "SA-QUERY-10", "PRIVATE KEY", statusKey, String(statusKey.prefix(16)), didcommSeed,
+                "NWAKU-QUERY-7", "SA-PASSWORD-9", "SA-QUERY-10", "CLUSTER-SECRET-12", Self.storeKey, String(Self.storeKey.prefix(16)), "PRIVATE KEY", statusKey, String(statusKey.prefix(16)), didcommSeed,
                 String(didcommSeed.prefix(16)),
             ] + body(apnsKey) + body(certificate.privateKeyPEM) + body(account.privateKeyPEM)
         }

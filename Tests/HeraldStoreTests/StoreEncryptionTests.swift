@@ -53,6 +53,8 @@ import Testing
             try await Self.fill(store, tokens: Array(tokens[..<25]))
             try await store.close()
             store = try LocalStore(path: path, cipher: try StoreCipher(text: Self.oldKey))
+            // A remembered answer naming a token, as gorush's idempotency keeps one.
+            #expect(try await store.markers.insert([7], in: .ariesMessage, expiry: 2_000_000_000, now: 1, value: Array("answer-\(tokens[40])".utf8)))
             let more = try await store.log.append(tokens[25...].enumerated().map { Self.register(25 + $0.offset, token: $0.element) })
             try await store.view.apply(try await store.log.entries(from: more[0], limit: more.count))
             #expect(try store.view.allRecords().count == 50)
@@ -63,6 +65,7 @@ import Testing
             let result = try await store.reseal(batch: 7)
             #expect(result.records == 50)
             #expect(result.logEntries == 50)
+            #expect(result.markers == 1)
             #expect(try await store.reseal().records == 0, "nothing is left to re-seal")
             #expect(try store.view.digest() == before, "the digest is over plaintext, the same before and after")
             try await store.close()
@@ -72,6 +75,7 @@ import Testing
             let records = try store.view.allRecords()
             #expect(Set(records.values.compactMap { $0.registration?.device.token }) == Set(tokens))
             #expect(try await store.log.entries(from: 1, limit: 100).count == 50)
+            #expect(try store.markers.value(of: [7], in: .ariesMessage, now: 2) == Array("answer-\(tokens[40])".utf8))
             let verified = try await store.verify()
             #expect(verified.isConsistent, "\(verified)")
             // Pages replaced by re-sealing may keep old plaintext until reused; the compacted
@@ -80,7 +84,7 @@ import Testing
             try store.environment.compactCopy(to: path + "/compacted")
             try await store.close()
             #expect(try !Self.fileContains(path, tokens[30]), "a token sealed from the start never reaches the file")
-            for token in [tokens[0], tokens[30], "access-\(tokens[10])"] {
+            for token in [tokens[0], tokens[30], "access-\(tokens[10])", "answer-\(tokens[40])"] {
                 #expect(try !Self.fileContains(path + "/compacted", token), "\(token) is in the compacted data.mdb")
             }
         }

@@ -9,16 +9,19 @@ final class RequestDeadline {
     private var timer: Scheduled<Void>?
     /// Whether each request read and not yet answered asked to keep the connection, in order.
     private var keepAlive: [Bool] = []
+    /// A request's head has been read and its end not yet.
+    private var reading = false
 
     init(timeout: TimeAmount, onTimeout: @escaping @Sendable () -> Void) {
         self.timeout = timeout
         self.onTimeout = onTimeout
     }
 
-    /// From a request's first byte (or its head, when it came in one read with the request
-    /// before): a slowloris client dripping a header or a body gets no more than `timeout`.
+    /// From a request's first byte: a slowloris client dripping a header or a body gets no more
+    /// than `timeout`. While an earlier request awaits its answer, a pipelined one waits for the
+    /// server, not the other way round, so its clock starts once that answer is written.
     func start(_ context: ChannelHandlerContext) {
-        guard self.timer == nil else { return }
+        guard self.timer == nil, self.keepAlive.isEmpty else { return }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let onTimeout = self.onTimeout
         self.timer = context.eventLoop.scheduleTask(in: self.timeout) {
@@ -28,6 +31,7 @@ final class RequestDeadline {
     }
 
     func requestEnded() {
+        self.reading = false
         self.timer?.cancel()
         self.timer = nil
     }
@@ -37,20 +41,27 @@ final class RequestDeadline {
         self.keepAlive.removeAll()
     }
 
-    func read(_ head: HTTPRequestHead) {
+    /// Called before the head is counted, so the clock of a request that began with no other
+    /// pending starts here at the latest.
+    func read(_ head: HTTPRequestHead, _ context: ChannelHandlerContext) {
+        self.start(context)
         self.keepAlive.append(head.isKeepAlive)
+        self.reading = true
     }
 
     /// Whether the answer now being written is the last on the connection.
     var closesAfterAnswer: Bool { self.keepAlive.first == false }
 
-    func answered() {
+    func answered(_ context: ChannelHandlerContext) {
         if !self.keepAlive.isEmpty { self.keepAlive.removeFirst() }
+        // A pipelined request still arriving now waits on its sender alone.
+        if self.reading { self.start(context) }
     }
 }
 
 extension RequestDeadline {
-    /// First in the pipeline: any bytes while no request is being read start the clock.
+    /// First in the pipeline: bytes of a new request start the clock. Empty lines between
+    /// requests, which RFC 9112 §2.2 says to ignore, do not.
     final class ByteWatcher: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = ByteBuffer
         typealias InboundOut = ByteBuffer
@@ -59,7 +70,8 @@ extension RequestDeadline {
         init(deadline: RequestDeadline) { self.deadline = deadline }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            if self.unwrapInboundIn(data).readableBytes > 0 { self.deadline.start(context) }
+            let bytes = self.unwrapInboundIn(data).readableBytesView
+            if bytes.contains(where: { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }) { self.deadline.start(context) }
             context.fireChannelRead(data)
         }
 
@@ -83,8 +95,7 @@ extension RequestDeadline {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch self.unwrapInboundIn(data) {
             case .head(let head):
-                self.deadline.read(head)
-                self.deadline.start(context)
+                self.deadline.read(head, context)
             case .body: break
             case .end: self.deadline.requestEnded()
             }
@@ -97,13 +108,13 @@ extension RequestDeadline {
                 head.headers.replaceOrAdd(name: "connection", value: "close")
                 context.write(self.wrapOutboundOut(.head(head)), promise: promise)
             case .end where self.deadline.closesAfterAnswer:
-                self.deadline.answered()
+                self.deadline.answered(context)
                 let written = promise ?? context.eventLoop.makePromise()
                 let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
                 written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
                 context.write(data, promise: written)
             case .end:
-                self.deadline.answered()
+                self.deadline.answered(context)
                 context.write(data, promise: promise)
             default:
                 context.write(data, promise: promise)
@@ -111,3 +122,10 @@ extension RequestDeadline {
         }
     }
 }
+
+// Handlers live on their connection's event loop.
+@available(*, unavailable)
+extension RequestDeadline.ByteWatcher: Sendable {}
+
+@available(*, unavailable)
+extension RequestDeadline.PartWatcher: Sendable {}
