@@ -143,6 +143,8 @@ write("FuzzProviderAnswers", "apns-429", '429\nretry-after: 120\n\n{"reason":"To
 write("FuzzProviderAnswers", "apns-503-date", '503\nretry-after: Wed, 21 Oct 2015 07:28:00 GMT\n\n{"reason":"ServiceUnavailable"}')
 write("FuzzProviderAnswers", "fcm-404", '404\n\n{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}')
 write("FuzzProviderAnswers", "fcm-200", '200\n\n{"name":"projects/p/messages/0:1"}')
+# Found by the fuzzer: a combining mark in Retry-After trapped inside Foundation's DateFormatter.
+write("FuzzProviderAnswers", "crash-retry-after-combining-mark", b"4\nretry-after: s\xd6\x9a")
 
 # HTTP/2 server bytes after the preface (RFC 9113): control byte, then frames.
 ok = frame(1, 0x04, 1, b"\x88" + literal("apns-id", "x")) + frame(0, 0x01, 1, b"{}")
