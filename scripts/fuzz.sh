@@ -45,12 +45,15 @@ for target in "${targets[@]}"; do
     mkdir -p "$work/corpus" "$work/artifacts"
     # Without SWIFT_BACKTRACE=enable=no, Swift's backtracer takes the crash signal first and
     # libFuzzer neither reports the trap nor writes the input.
+    started=$(date +%s.%N)
     SWIFT_BACKTRACE=enable=no ".build-fuzz/release/$target" "$work/corpus" "Fuzz/corpus/$target" \
         -runs="$runs" -max_total_time="$seconds" -use_value_profile=1 -timeout=10 -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$work/artifacts/" >"$work/fuzz.log" 2>&1
     status=$?
+    elapsed=$(echo "$(date +%s.%N) $started" | awk '{ print $1 - $2 }')
     executions=$(awk '/stat::number_of_executed_units/ { print $2 }' "$work/fuzz.log")
-    speed=$(awk '/stat::average_exec_per_sec/ { print $2 }' "$work/fuzz.log")
+    # libFuzzer's own average rounds a run under a second down to 0.
+    speed=$(echo "${executions:-0} $elapsed" | awk '{ printf "%d", ($2 > 0) ? $1 / $2 : 0 }')
     crashes=0
     if [[ $status != 0 ]]; then
         crashes=1
