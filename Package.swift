@@ -1,11 +1,15 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// HERALD_FUZZ=1 adds the libFuzzer targets under Fuzz/ and instruments Herald's own code for
+// them; a normal build never sees either (docs/security.md, "Fuzzing").
+let fuzzing = Context.environment["HERALD_FUZZ"] == "1"
+
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-]
+] + (fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"])] : [])
 
 let package = Package(
     name: "Herald",
@@ -521,3 +525,42 @@ let package = Package(
         ),
     ]
 )
+
+if fuzzing {
+    // SwiftPM links every executable with its own `main`, so the targets start libFuzzer's
+    // driver themselves (Fuzz/FuzzSupport). lld, because gold fails on the second `main`.
+    // Build one product at a time: building them all also links the normal executables, which
+    // fail without libFuzzer's runtime.
+    let fuzzLinking: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])]
+    func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: name,
+            dependencies: ["FuzzSupport"] + dependencies,
+            path: "Fuzz/\(name)",
+            swiftSettings: swiftSettings,
+            linkerSettings: fuzzLinking
+        )
+    }
+    package.targets += [
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: swiftSettings),
+        fuzzTarget("FuzzGorush", ["HeraldGorush", "HeraldCore", "HeraldDelivery"]),
+        fuzzTarget("FuzzWaku", ["HeraldStatus", "HeraldCrypto", "HeraldFrontDoor"]),
+        fuzzTarget("FuzzECIES", ["HeraldCrypto"]),
+        fuzzTarget("FuzzStatusProtobuf", [
+            "HeraldStatus", "HeraldCrypto", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        ]),
+        fuzzTarget("FuzzWebPush", ["HeraldWebPush"]),
+        fuzzTarget("FuzzAries", ["HeraldAries", "HeraldCore"]),
+        fuzzTarget("FuzzSilent", ["HeraldSilent"]),
+        fuzzTarget("FuzzProviderAnswers", [
+            "HeraldDelivery", .product(name: "NIOHPACK", package: "swift-nio-http2"),
+        ]),
+        fuzzTarget("FuzzHTTP2", [
+            "HeraldDelivery",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHPACK", package: "swift-nio-http2"),
+            .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+        ]),
+    ]
+}

@@ -32,7 +32,7 @@ public struct AriesMessageType: Sendable, Hashable {
 
     /// Whether `text` is an ack: RFC 0015's `notification/1.x/ack`, or adopted into either
     /// push-notification protocol.
-    static func isAck(_ text: String) -> Bool {
+    public static func isAck(_ text: String) -> Bool {
         if let type = AriesMessageType(text) { return type.name == "ack" && type.protocol != .discoverFeatures }
         for prefix in [Self.documentURI, Self.legacyDocumentURI] where text.hasPrefix(prefix) {
             let parts = text.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)

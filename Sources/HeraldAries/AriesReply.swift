@@ -3,7 +3,7 @@ import HeraldCore
 
 /// The DIDComm v1 plaintext messages Herald answers with (aries.md §2–4), threaded to the message
 /// they answer.
-enum AriesReply {
+public enum AriesReply {
     static func ack(_ kind: AriesProtocol, thread: String) -> [UInt8] {
         Self.message(AriesMessageType(protocol: kind, name: "ack"), thread: thread, [("status", .string("OK"))])
     }
@@ -25,7 +25,7 @@ enum AriesReply {
 
     /// RFC 0031's `disclose` for the protocols matching `query` (`*` matches any run of
     /// characters), each with the role Herald plays.
-    static func disclose(thread: String, query: String, protocols: [AriesProtocol]) -> [UInt8] {
+    public static func disclose(thread: String, query: String, protocols: [AriesProtocol]) -> [UInt8] {
         let matching = protocols.filter { Self.matches($0.uri, query) }
         let list = JSONValue.array(matching.map { .object([("pid", .string($0.uri)), ("roles", .array([.string("notification-sender")]))]) })
         return Self.message(AriesMessageType(protocol: .discoverFeatures, name: "disclose"), thread: thread, [("protocols", list)])

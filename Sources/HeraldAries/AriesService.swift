@@ -170,7 +170,8 @@ public struct AriesService: Sendable {
         return Answer(status: 200, body: AriesReply.deviceInfo(kind, thread: thread, token: registration.device.token, platform: platform))
     }
 
-    static func checked(_ token: String, kind: AriesProtocol) -> String? {
+    /// The device token as stored, or `nil` when APNs or FCM would refuse it.
+    public static func checked(_ token: String, kind: AriesProtocol) -> String? {
         let bytes = token.utf8
         switch kind {
         case .apns:
@@ -188,7 +189,7 @@ public struct AriesService: Sendable {
     // MARK: Notify
 
     /// What the mediator sends when messages wait for a connection.
-    struct NotifyRequest: Decodable {
+    public struct NotifyRequest: Decodable, Sendable {
         var connectionID: String
         var messageID: String?
         var messageTag: String?
@@ -203,8 +204,8 @@ public struct AriesService: Sendable {
             case messageTags = "message_tags"
         }
 
-        var ids: [String] { (self.messageIDs ?? []) + (self.messageID.map { [$0] } ?? []) }
-        var tags: [String] { (self.messageTags ?? []) + (self.messageTag.map { [$0] } ?? []) }
+        public var ids: [String] { (self.messageIDs ?? []) + (self.messageID.map { [$0] } ?? []) }
+        public var tags: [String] { (self.messageTags ?? []) + (self.messageTag.map { [$0] } ?? []) }
     }
 
     /// Pushes the §5 payload to the connection's devices, once per `message_id`.

@@ -1,12 +1,12 @@
 import Foundation
-import HeraldCore
+public import HeraldCore
 import HeraldDelivery
 
 extension GorushNotification {
     /// The APNs notifications of an iOS entry, one per token, with the payload gorush would
     /// build (gorush-api.md §2.3–2.4): the alert as a string when there is no title, a dictionary
     /// otherwise (an `alert` object wins), `data` keys beside `aps`.
-    func apnsNotifications() -> [PushNotification] {
+    public func apnsNotifications() -> [PushNotification] {
         let tokens = self.tokens ?? []
         let payload = self.apnsPayload()
         let priority: PushNotification.Priority? =

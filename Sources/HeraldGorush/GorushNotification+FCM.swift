@@ -1,4 +1,4 @@
-import HeraldCore
+public import HeraldCore
 
 extension GorushNotification {
     /// gorush's Android limit on targets per entry (gorush-api.md §2.6).
@@ -8,7 +8,7 @@ extension GorushNotification {
 
     /// Why an Android entry cannot be sent, in gorush's words (its `CheckMessage`); gorush finds
     /// these after answering, Herald before, so the caller sees them.
-    var androidProblem: String? {
+    public var androidProblem: String? {
         let tokens = self.androidTokens
         if tokens.isEmpty, (self.topic ?? "").isEmpty, (self.condition ?? "").isEmpty {
             return "the message must specify at least one registration ID"
@@ -21,7 +21,7 @@ extension GorushNotification {
 
     /// The FCM notifications of an Android entry: one per token, plus one for `topic` and one
     /// for `condition`, each carrying the message gorush would build (gorush-api.md §2.3, §2.5).
-    func fcmNotifications() -> [PushNotification] {
+    public func fcmNotifications() -> [PushNotification] {
         let payload = self.fcmPayload()
         let priority: PushNotification.Priority? =
             switch self.priority {

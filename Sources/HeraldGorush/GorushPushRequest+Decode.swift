@@ -6,7 +6,7 @@ extension GorushPushRequest {
     /// "Missing notifications field."; an empty list and too many entries have their own answers.
     /// Herald's own caps follow: tokens per entry and targets per request, so that one request
     /// cannot hold unbounded memory while it is delivered.
-    static func decode(_ body: [UInt8], limits: GorushRequestLimits) throws(GorushError) -> [GorushNotification] {
+    public static func decode(_ body: [UInt8], limits: GorushRequestLimits) throws(GorushError) -> [GorushNotification] {
         guard let request = try? JSONDecoder().decode(GorushPushRequest.self, from: Data(body)),
             let notifications = request.notifications
         else { throw .missingNotifications }

@@ -2,11 +2,11 @@ import HeraldCore
 
 /// The body of gorush's `POST /api/push`, field for field (gorush-api.md §2). Every field is
 /// optional, as in gorush; a field of the wrong JSON type fails the whole request, as in gorush.
-struct GorushPushRequest: Decodable {
+public struct GorushPushRequest: Decodable, Sendable {
     var notifications: [GorushNotification]?
 }
 
-struct GorushNotification: Decodable {
+public struct GorushNotification: Decodable, Sendable {
     // Common
     var notifID: String?
     var tokens: [String]?

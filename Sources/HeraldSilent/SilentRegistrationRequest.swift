@@ -85,7 +85,7 @@ public struct SilentRegistrationRequest: Sendable, Hashable {
     }
 
     /// The JSON other nodes are forwarded, in a cluster.
-    var json: [UInt8] {
+    public var json: [UInt8] {
         var message = Ch_Ubique_Notifyme_Sdk_Backend_Model_PushRegistration()
         message.version = 1
         message.deviceID = self.deviceID

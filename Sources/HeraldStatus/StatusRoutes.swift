@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import HTTPTypes
 public import Hummingbird
 import HeraldCluster
@@ -66,7 +66,8 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
         return Self.json(status: .ok, Array(try JSONEncoder().encode(replies)))
     }
 
-    static func decode(_ data: Data) throws -> [WakuMessage] {
+    /// The messages of a `/waku/v1/messages` body: one message, or an array of them.
+    public static func decode(_ data: Data) throws -> [WakuMessage] {
         let decoder = JSONDecoder()
         if let first = data.first(where: { !" \t\r\n".utf8.contains($0) }), first == UInt8(ascii: "[") {
             return try decoder.decode([WakuMessage].self, from: data)

@@ -57,4 +57,11 @@ import Testing
     func garbageIsIgnored(value: String) {
         #expect(RetryAfter.parse(value) == nil)
     }
+
+    /// Found by Fuzz/FuzzProviderAnswers: Foundation's DateFormatter on Linux traps on a combining
+    /// mark ("Incorrect range"), and a provider's header took the whole node down with it.
+    @Test(arguments: ["s\u{059A}", "Wed\u{0301}, 21 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 2015 07:28:00 GMT\u{0301}"])
+    func datesWithCombiningMarksAreIgnoredNotTrapped(value: String) {
+        #expect(RetryAfter.parse(value) == nil)
+    }
 }

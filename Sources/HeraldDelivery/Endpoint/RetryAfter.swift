@@ -21,6 +21,9 @@ public enum RetryAfter {
     }
 
     private static func httpDate(_ text: String) -> Date? {
+        // Every HTTP-date form is visible ASCII and spaces. Anything else never reaches
+        // DateFormatter, which traps on a combining mark (Foundation on Linux: "Incorrect range").
+        guard text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return nil }
         // IMF-fixdate is what senders must produce; the two obsolete forms must still be accepted.
         for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
             let formatter = DateFormatter()

@@ -5,4 +5,10 @@ public struct HTTP2Response: Sendable {
     public var status: Int
     public var headers: HPACKHeaders
     public var body: [UInt8]
+
+    public init(status: Int, headers: HPACKHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 }

@@ -1,8 +1,8 @@
 /// Which strings `github.com/google/uuid` `Parse` (v1.6.0) accepts, as status-go checks
 /// installation ids and access tokens with it (status.md §5.3). Lengths are in bytes; version and
 /// variant bits are not checked.
-enum GoUUID {
-    static func isValid(_ text: String) -> Bool {
+public enum GoUUID {
+    public static func isValid(_ text: String) -> Bool {
         var bytes = Array(text.utf8)
         switch bytes.count {
         case 36:

@@ -1,0 +1,33 @@
+public import NIOCore
+public import NIOHPACK
+
+/// Herald's client side of an HTTP/2 connection on a channel without a socket or TLS: the
+/// handlers `HTTP2Connection` adds, and requests sent as `HTTP2Connection.send` sends them once
+/// it holds a stream permit. For the fuzz target that plays a provider's bytes into it
+/// (Fuzz/FuzzHTTP2); SPI, so it is no part of the library's API.
+@_spi(Fuzzing)
+public struct HTTP2ClientPipeline {
+    let state: HTTP2ConnectionState
+    let streams: HTTP2StreamsHandler
+
+    /// Adds the handlers to `channel`'s pipeline. Must run on the channel's event loop.
+    public init(channel: any Channel) throws {
+        let state = HTTP2ConnectionState(eventLoop: channel.eventLoop)
+        self.state = state
+        self.streams = try HTTP2Connection.addHTTP2Handlers(to: channel, state: state)
+        state.channelCreated { channel.close(promise: nil) }
+    }
+
+    /// Opens a stream for one request; `promise` gets the whole answer. `false`, and the promise
+    /// untouched, when the peer's stream limit or a GOAWAY leaves no permit.
+    public func send(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) -> Bool {
+        guard (try? self.state.acquireWithoutWaiting()) == true else { return false }
+        let state = self.state
+        promise.futureResult.whenComplete { _ in state.release() }
+        self.streams.send(headers: headers, body: body, timeout: timeout, promise: promise)
+        return true
+    }
+}
+
+@available(*, unavailable)
+extension HTTP2ClientPipeline: Sendable {}
