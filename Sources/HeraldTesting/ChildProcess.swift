@@ -91,7 +91,11 @@ public final class ChildProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let value = condition(self.output) { return value }
-            if !self.isRunning { return condition(self.output) }
+            if !self.isRunning {
+                // The reader thread may still be behind the exit: the output ends with the pipe.
+                while !self.drained.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+                return condition(self.output)
+            }
             try await Task.sleep(for: .milliseconds(2))
         }
         return condition(self.output)
@@ -112,6 +116,9 @@ public final class ChildProcess: Sendable {
             status = self.reap()
         }
         let wait = status ?? 0
+        // So that `output` holds everything the process wrote once this returns.
+        let drainDeadline = ContinuousClock.now + .seconds(5)
+        while !self.drained.withLock({ $0 }), ContinuousClock.now < drainDeadline { try await Task.sleep(for: .milliseconds(2)) }
         // WIFSIGNALED / WTERMSIG / WEXITSTATUS, which Swift does not import as macros.
         let signalled = (wait & 0x7F) != 0 && (wait & 0x7F) != 0x7F
         return (signalled ? wait & 0x7F : (wait >> 8) & 0xFF, signalled, timedOut)

@@ -1,40 +1,18 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 import HeraldCore
 public import Logging
 
-/// swift-log's text format (`<time> <level> <label>: <metadata> [<source>] <message>`), with
-/// every value escaped: messages and metadata carry untrusted text (a Waku content topic, a
-/// header), and a newline in one must not forge a log line. URLs lose their credentials.
-public struct TextLogHandler: LogHandler {
-    public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
-    private let label: String
-    private let write: @Sendable (String) -> Void
-
-    public init(label: String, write: @escaping @Sendable (String) -> Void = JSONLogHandler.standardError) {
-        self.label = label
-        self.write = write
-    }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { self.metadata[key] }
-        set { self.metadata[key] = newValue }
-    }
-
-    public func log(event: LogEvent) {
-        var merged = self.metadata
-        if let provided = self.metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        var line = "\(Self.timestamp()) \(event.level) \(Self.escape(self.label)):"
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
+/// swift-log's text format, `<time> <level> <label>: <metadata> [<source>] <message>`, with every
+/// value escaped: a newline in one cannot forge a log line.
+public enum TextLogLine: LogLineFormat {
+    public static func line(label: String, event: LogEvent, metadata: Logger.Metadata) -> String {
+        var line = "\(Self.timestamp()) \(event.level) \(Self.escape(label)):"
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
             line += " \(Self.escape(key))=\(Self.render(value))"
         }
-        line += " [\(Self.escape(event.source))] \(Self.escape(event.message.description))\n"
-        self.write(line)
+        return line + " [\(Self.escape(event.source))] \(Self.escape(event.message.description))\n"
     }
 
     private static func render(_ value: Logger.Metadata.Value) -> String {
