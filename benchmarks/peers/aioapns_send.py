@@ -35,7 +35,37 @@ def parse():
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--concurrency", type=int, default=1000, help="notifications in flight")
     parser.add_argument("--connections", type=int, default=10, help="HTTP/2 connections (aioapns' default, 10)")
+    parser.add_argument("--plain-sink", action="store_true",
+                        help="the peer is a plain HTTP/2 server (nghttpd), which answers without apns-id or body")
     return parser.parse_args()
+
+
+def plain_sink_members(base):
+    """aioapns matches an answer to its request by the answer's apns-id header, which APNs echoes
+    and a plain HTTP/2 server does not send; it also reads any body as JSON. Against such a sink,
+    the id comes from the stream (aioapns keeps that map itself) and an empty body is no body."""
+    from h2.events import ResponseReceived
+
+    def connection_made(self, transport):
+        receive = self.conn.receive_data
+
+        def receive_with_ids(data):
+            events = receive(data)
+            for event in events:
+                if isinstance(event, ResponseReceived) and not any(name == b"apns-id" for name, _ in event.headers):
+                    notification_id = self.request_streams.get(event.stream_id)
+                    if notification_id:
+                        event.headers = list(event.headers) + [(b"apns-id", notification_id.encode())]
+            return events
+
+        self.conn.receive_data = receive_with_ids
+        base.connection_made(self, transport)
+
+    def on_data_received(self, raw_data, stream_id):
+        if raw_data:
+            base.on_data_received(self, raw_data, stream_id)
+
+    return {"connection_made": connection_made, "on_data_received": on_data_received}
 
 
 async def main(args):
@@ -48,7 +78,10 @@ async def main(args):
     client = APNs(key=key, key_id=args.key_id, team_id=args.team_id, topic=args.topic,
                   max_connections=args.connections, ssl_context=context)
     base = client.pool.protocol_class
-    client.pool.protocol_class = type("MockAPNs", (base,), {"APNS_SERVER": "localhost", "APNS_PORT": args.port})
+    members = {"APNS_SERVER": "localhost", "APNS_PORT": args.port}
+    if args.plain_sink:
+        members.update(plain_sink_members(base))
+    client.pool.protocol_class = type("MockAPNs", (base,), members)
 
     token = "%064x" % 1
     message = {"aps": {"alert": "benchmark"}}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Herald's delivery path side by side with C, against a C HTTP/2 sink: nghttpd (Debian's
+# nghttp2-server) over TLS answers 200 to POST /3/device/<token> when a file of that name exists
+# under its document root, so it stands in for APNs at almost no cost of its own.
+#
+#   ceiling   h2load → nghttpd, 1 and 4 connections (what C to C does here)
+#   peer      aioapns → nghttpd (Python's APNs client)
+#   Herald    h2load --h1 → POST /api/push → Herald → nghttpd, 1 and 10 tokens a request
+#
+# Each line gives notifications a second and CPU per notification of Herald and of the sink:
+# utime + stime from /proc/PID/stat over the run, divided by the notifications, which moves far
+# less than throughput on a shared machine. One summary line at the end.
+#
+#   benchmarks/scripts/c-sink-side-by-side.sh [notifications] [api-connections]
+#
+# Installs what it needs: nghttp2-server and nghttp2-client (apt), aioapns in .bench-venv (pip).
+# Needs a release build (swift build -c release --scratch-path .build-release).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+count=${1:-200000}
+api_connections=${2:-64}
+bin=${BENCH_BIN:-.build-release/release/herald}
+sink_port=${BENCH_SINK_PORT:-19500}
+api_port=${BENCH_API_PORT:-19580}
+[ -x "$bin" ] || { echo "needs $bin (swift build -c release --scratch-path .build-release --product herald)" >&2; exit 1; }
+if ! command -v nghttpd >/dev/null || ! command -v h2load >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q nghttp2-server nghttp2-client >/dev/null
+fi
+if [ ! -x .bench-venv/bin/python ] || ! .bench-venv/bin/python -c "import aioapns" 2>/dev/null; then
+    python3 -m venv .bench-venv
+    .bench-venv/bin/pip install -q "aioapns==4.0"
+fi
+
+work=$(mktemp -d)
+cleanup() {
+    kill "${herald_pid:-}" "${sink_pid:-}" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+ticks_per_second=$(getconf CLK_TCK)
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# µs of CPU per notification from two tick readings.
+per_notification() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$ticks_per_second" 'BEGIN { printf "%.1f", (b - a) / hz * 1e6 / n }'; }
+rate() { awk '/finished in/ { for (i = 1; i <= NF; i++) if ($i ~ /req\/s/) { v = $(i - 1); gsub(",", "", v); print v } }'; }
+succeeded() { awk '/^requests:/ { for (i = 1; i <= NF; i++) if ($i == "succeeded,") print $(i - 1) }'; }
+
+# The sink: a certificate for localhost and 127.0.0.1, one file per device token.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/sink.key" -out "$work/sink.pem" \
+    -days 2 -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
+openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt > "$work/provider.p8"
+mkdir -p "$work/htdocs/3/device"
+tokens=()
+for i in $(seq 1 10); do
+    token=$(printf '%064x' "$i")
+    tokens+=("$token")
+    : > "$work/htdocs/3/device/$token"
+done
+nghttpd -d "$work/htdocs" "$sink_port" "$work/sink.key" "$work/sink.pem" > "$work/sink.log" 2>&1 &
+sink_pid=$!
+sleep 0.5
+echo '{"aps":{"alert":"benchmark"}}' > "$work/apns.json"
+
+run_ceiling() {
+    local connections=$1
+    local before after out
+    before=$(cpu "$sink_pid")
+    out=$(h2load -n "$count" -c "$connections" -m 100 -d "$work/apns.json" -H "apns-topic: im.herald.bench" \
+        "https://127.0.0.1:$sink_port/3/device/${tokens[0]}" 2>&1)
+    after=$(cpu "$sink_pid")
+    echo "h2load → nghttpd, $connections connection(s): $(echo "$out" | rate) notifications/s, $(echo "$out" | succeeded) succeeded; nghttpd $(per_notification "$before" "$after" "$count") µs CPU/notification"
+}
+ceiling1=$(run_ceiling 1); echo "$ceiling1"
+ceiling4=$(run_ceiling 4); echo "$ceiling4"
+
+peer_count=$((count / 10))
+before=$(cpu "$sink_pid")
+peer_out=$(.bench-venv/bin/python benchmarks/peers/aioapns_send.py --plain-sink --port "$sink_port" --ca "$work/sink.pem" --key "$work/provider.p8" \
+    --key-id BENCHKEY01 --team-id BENCHTEAM1 --count "$peer_count" --connections 4 --concurrency 400 || true)
+after=$(cpu "$sink_pid")
+peer_rate=$(echo "$peer_out" | sed -n 's/.*= \([0-9.]*\)\/s.*/\1/p')
+echo "aioapns → nghttpd, 4 connections, 400 in flight: ${peer_rate:-?} notifications/s ($peer_out); nghttpd $(per_notification "$before" "$after" "$peer_count") µs CPU/notification"
+
+cat > "$work/herald.yaml" <<EOF
+server:
+  host: 127.0.0.1
+  port: $api_port
+store:
+  path: $work/data
+log:
+  level: warning
+apps:
+  bench:
+    apns:
+      key-file: $work/provider.p8
+      key-id: BENCHKEY01
+      team-id: BENCHTEAM1
+      topic: im.herald.bench
+      host: 127.0.0.1
+      port: $sink_port
+      ca-file: $work/sink.pem
+EOF
+"$bin" serve --config "$work/herald.yaml" > "$work/herald.log" 2>&1 &
+herald_pid=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+
+run_herald() {
+    local per_request=$1
+    local list requests before_h after_h before_s after_s out seconds notifications
+    list=$(printf '"%s",' "${tokens[@]:0:$per_request}")
+    printf '{"notifications":[{"platform":1,"tokens":[%s],"message":"benchmark","topic":"im.herald.bench"}]}' "${list%,}" > "$work/push-$per_request.json"
+    requests=$((count / per_request))
+    # Warm-up: connections to the sink, the provider token, the code paths.
+    h2load --h1 -n 2000 -c "$api_connections" -d "$work/push-$per_request.json" -H "content-type: application/json" \
+        "http://127.0.0.1:$api_port/api/push" > /dev/null 2>&1
+    before_h=$(cpu "$herald_pid"); before_s=$(cpu "$sink_pid")
+    out=$(h2load --h1 -n "$requests" -c "$api_connections" -d "$work/push-$per_request.json" -H "content-type: application/json" \
+        "http://127.0.0.1:$api_port/api/push" 2>&1)
+    after_h=$(cpu "$herald_pid"); after_s=$(cpu "$sink_pid")
+    notifications=$((requests * per_request))
+    local request_rate
+    request_rate=$(echo "$out" | rate)
+    echo "h2load --h1 → Herald → nghttpd, $per_request token(s) a request: $(awk -v r="$request_rate" -v t="$per_request" 'BEGIN { printf "%.0f", r * t }') notifications/s ($request_rate requests/s, $(echo "$out" | succeeded) of $requests succeeded); Herald $(per_notification "$before_h" "$after_h" "$notifications") µs CPU/notification, nghttpd $(per_notification "$before_s" "$after_s" "$notifications") µs"
+}
+herald1=$(run_herald 1); echo "$herald1"
+herald10=$(run_herald 10); echo "$herald10"
+# A delivery that failed would be a gorush failed-push entry; the sink must have seen them all.
+grep -q '"logs":\[\]' <(curl -s -d @"$work/push-1.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push") ||
+    echo "warning: a push through Herald did not come back clean" >&2
+
+field() { echo "$1" | sed -n "s/.*: \([0-9.]*\) notifications\/s.*/\1/p"; }
+herald_cpu() { echo "$1" | sed -n 's/.*Herald \([0-9.]*\) µs.*/\1/p'; }
+sink_cpu() { echo "$1" | sed -n 's/.*nghttpd \([0-9.]*\) µs.*/\1/p'; }
+echo "summary: ceiling $(field "$ceiling1")/$(field "$ceiling4")/s (nghttpd $(sink_cpu "$ceiling1") µs); aioapns ${peer_rate:-?}/s;" \
+    "Herald 1 token $(field "$herald1")/s at $(herald_cpu "$herald1") µs (nghttpd $(sink_cpu "$herald1") µs);" \
+    "10 tokens $(field "$herald10")/s at $(herald_cpu "$herald10") µs (nghttpd $(sink_cpu "$herald10") µs)"
