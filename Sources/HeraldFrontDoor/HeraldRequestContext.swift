@@ -4,11 +4,14 @@ public import NIOCore
 /// The request context every Herald route runs with; front doors derive narrower ones from it.
 public struct HeraldRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// Who sent the request, for per-client limits; `nil` in router tests without a channel.
-    public let remoteAddress: SocketAddress?
+    private let channel: any Channel
+
+    /// Who sent the request, for per-client limits. Read only when asked: the channel takes a
+    /// lock for it, and most requests never ask.
+    public var remoteAddress: SocketAddress? { self.channel.remoteAddress }
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.remoteAddress = source.channel.remoteAddress
+        self.channel = source.channel
     }
 }

@@ -67,8 +67,9 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
 
     func push(_ request: Request, context: Context, forwardedFrom: String? = nil) async throws -> Response {
         let body = Array(buffer: try await request.body.collect(upTo: self.configuration.maximumBodySize))
-        // A forwarded request was counted by the node its client reached.
-        let client = forwardedFrom == nil ? Self.clientAddress(context) : nil
+        // A forwarded request was counted by the node its client reached; without a limit the
+        // address (a dynamic cast and a lock) is not worth reading.
+        let client = forwardedFrom == nil && self.configuration.clientLimiter != nil ? Self.clientAddress(context) : nil
         guard let idempotency = self.configuration.idempotency, let key = try GorushIdempotency.key(in: request.headers) else {
             let answer = try await self.answer(body, client: client)
             return Self.json(status: HTTPResponse.Status(code: answer.status), answer.body)

@@ -6,6 +6,10 @@ import NIOHTTP1
 final class RequestDeadline {
     let timeout: TimeAmount
     let onTimeout: @Sendable () -> Void
+    /// When the request being read must have arrived; `nil` while none is.
+    private var deadline: NIODeadline?
+    /// One timer a connection, not one a request: when it fires early (the request it was set
+    /// for ended and another began) it is set again for the current deadline.
     private var timer: Scheduled<Void>?
     /// Whether each request read and not yet answered asked to keep the connection, in order.
     private var keepAlive: [Bool] = []
@@ -21,23 +25,36 @@ final class RequestDeadline {
     /// than `timeout`. While an earlier request awaits its answer, a pipelined one waits for the
     /// server, not the other way round, so its clock starts once that answer is written.
     func start(_ context: ChannelHandlerContext) {
-        guard self.timer == nil, self.keepAlive.isEmpty else { return }
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        let onTimeout = self.onTimeout
-        self.timer = context.eventLoop.scheduleTask(in: self.timeout) {
-            onTimeout()
-            loopBound.value.close(promise: nil)
+        guard self.deadline == nil, self.keepAlive.isEmpty else { return }
+        let deadline = NIODeadline.now() + self.timeout
+        self.deadline = deadline
+        if self.timer == nil { self.arm(at: deadline, context) }
+    }
+
+    private func arm(at deadline: NIODeadline, _ context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        self.timer = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (owner, context) = loopBound.value
+            owner.timer = nil
+            guard let current = owner.deadline else { return }
+            if current <= .now() {
+                owner.onTimeout()
+                context.close(promise: nil)
+            } else {
+                owner.arm(at: current, context)
+            }
         }
     }
 
     func requestEnded() {
         self.reading = false
-        self.timer?.cancel()
-        self.timer = nil
+        self.deadline = nil
     }
 
     func cancel() {
         self.requestEnded()
+        self.timer?.cancel()
+        self.timer = nil
         self.keepAlive.removeAll()
     }
 
