@@ -22,7 +22,9 @@ import Testing
             func member(_ id: String) -> Membership {
                 var configuration = Membership.Configuration(nodeID: id, url: "http://127.0.0.1:1/\(id)")
                 configuration.partitions = 64
-                configuration.leaseTTL = 2
+                // Long enough that a loaded machine (the whole suite starts many etcd members)
+                // does not let a live member's lease lapse between keep-alives.
+                configuration.leaseTTL = 5
                 return Membership(configuration: configuration, client: client, logger: Logger(label: id))
             }
             let first = member("node1")
@@ -40,7 +42,7 @@ import Testing
             // goes when the lease runs out, and the survivor then owns everything.
             runSecond.cancel()
             _ = try? await runSecond.value
-            #expect(try await waitUntil(.seconds(10)) { first.snapshot.members.map(\.id) == ["node1"] })
+            #expect(try await waitUntil(.seconds(20)) { first.snapshot.members.map(\.id) == ["node1"] })
             #expect(first.ownedPartitions.count == 64)
 
             // A second node under a live id waits instead of taking it over.
