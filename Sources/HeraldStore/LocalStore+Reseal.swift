@@ -36,7 +36,7 @@ extension LocalStore {
     /// `value` sealed under the first key; `nil` when it already is.
     private static func resealed(_ value: [UInt8], cipher: StoreCipher, context: [UInt8]) throws -> [UInt8]? {
         guard !cipher.isCurrent(value) else { return nil }
-        return cipher.seal(try cipher.open(value, context: context), context: context)
+        return try cipher.seal(try cipher.open(value, context: context), context: context)
     }
 
     /// Rewrites the values `transform` changes (`nil`: left alone), `batch` to a transaction.

@@ -88,7 +88,7 @@ public actor MessageMarkers {
                         if let stored = try txn.value(in: database, key: request.key), Self.expiry(stored) > request.now {
                             inserted.append(false)
                         } else {
-                            try txn.put(Self.stored(request.value, expiry: request.expiry, key: request.key, cipher: cipher), in: database, key: request.key)
+                            try txn.put(try Self.stored(request.value, expiry: request.expiry, key: request.key, cipher: cipher), in: database, key: request.key)
                             inserted.append(true)
                         }
                     }
@@ -142,13 +142,13 @@ public actor MessageMarkers {
     public func replace(_ id: [UInt8], in namespace: Namespace, expiry: UInt64, value: [UInt8]) async throws {
         let database = self.database
         let key = [namespace.rawValue] + id
-        let stored = Self.stored(value, expiry: expiry, key: key, cipher: self.cipher)
+        let stored = try Self.stored(value, expiry: expiry, key: key, cipher: self.cipher)
         try await self.writer.write { txn in try txn.put(stored, in: database, key: key) }
     }
 
     /// The expiry, then the value sealed under the marker's key (an empty value stays empty).
-    static func stored(_ value: [UInt8], expiry: UInt64, key: [UInt8], cipher: StoreCipher?) -> [UInt8] {
-        Self.encode(expiry) + (value.isEmpty ? [] : cipher.seal(value, context: Self.context(key)))
+    static func stored(_ value: [UInt8], expiry: UInt64, key: [UInt8], cipher: StoreCipher?) throws(StoreError) -> [UInt8] {
+        Self.encode(expiry) + (value.isEmpty ? [] : try cipher.seal(value, context: Self.context(key)))
     }
 
     static func context(_ key: [UInt8]) -> [UInt8] {

@@ -53,14 +53,15 @@ public final class StoreCipher: Sendable, KeyMaterial {
 
     /// `plaintext` sealed under the first key; `context` (what the value is stored under) is
     /// authenticated, so a value moved to another key does not open.
-    public func seal(_ plaintext: [UInt8], context: [UInt8]) -> [UInt8] {
+    public func seal(_ plaintext: [UInt8], context: [UInt8]) throws(StoreError) -> [UInt8] {
         let (id, key) = self.keys[0]
-        // Sealing with a fresh random nonce cannot fail for a valid key.
-        let box = try! AES.GCM.seal(plaintext, using: key, authenticating: context)
+        guard let box = try? AES.GCM.seal(plaintext, using: key, authenticating: context), let combined = box.combined else {
+            throw StoreError(.corrupt, "a store value could not be sealed")
+        }
         var value: [UInt8] = [Self.marker]
         value.reserveCapacity(Self.overhead + plaintext.count)
         value += id
-        value += box.combined!
+        value += combined
         return value
     }
 
@@ -88,8 +89,9 @@ public final class StoreCipher: Sendable, KeyMaterial {
 }
 
 extension Optional where Wrapped == StoreCipher {
-    func seal(_ plaintext: [UInt8], context: [UInt8]) -> [UInt8] {
-        self?.seal(plaintext, context: context) ?? plaintext
+    func seal(_ plaintext: [UInt8], context: [UInt8]) throws(StoreError) -> [UInt8] {
+        guard let cipher = self else { return plaintext }
+        return try cipher.seal(plaintext, context: context)
     }
 
     func open(_ value: some Collection<UInt8>, context: [UInt8]) throws(StoreError) -> [UInt8] {

@@ -319,7 +319,7 @@ public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
             groups[index].bound = bound
             groups[index].key = self.entryKey(partition, bound: bound)
             // Sealed with its key: a value copied under another key does not open.
-            groups[index].value = self.configuration.cipher.seal(
+            groups[index].value = try self.configuration.cipher.seal(
                 EtcdLogEntryValue(commands: groups[index].pending.flatMap(\.commands)).encoded(),
                 context: groups[index].key
             )

@@ -86,7 +86,7 @@ public actor LMDBCommandLog: CommandLog {
             let first = (try table.lastKey(in: txn) ?? 0) + 1
             for (offset, command) in commands.enumerated() {
                 let position = first + UInt64(offset)
-                try txn.put(cipher.seal(command.encoded(), context: Self.context(position)), in: table.database, key: position.storeKeyBytes)
+                try txn.put(try cipher.seal(command.encoded(), context: Self.context(position)), in: table.database, key: position.storeKeyBytes)
             }
             return first
         }

@@ -83,7 +83,7 @@ public final class LMDBRegistryView: RegistryView {
                         try TokenIndex.update(from: old, to: record.registration, in: tokens, txn: txn)
                     }
                     let keyBytes = key.storeKeyBytes
-                    try txn.put(cipher.seal(record.storedValue(), context: Self.context(keyBytes)), in: records, key: keyBytes)
+                    try txn.put(try cipher.seal(record.storedValue(), context: Self.context(keyBytes)), in: records, key: keyBytes)
                 }
             )
             try meta.put(applied, for: Self.appliedKey, in: txn)
