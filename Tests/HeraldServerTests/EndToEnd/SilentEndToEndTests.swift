@@ -306,7 +306,9 @@ import Testing
     typealias Harness = PushNodeHarness
 
     @Test func aStoppedBroadcastResumesWhereItsLastBatchEnded() async throws {
-        try await SilentEndToEndTests.with(extraYAML: "  rate-limit: 0\n  broadcast-rate: 40\n") { h in
+        // Slow enough (6 s for the 60) that a test task starved for a second or two on a
+        // loaded machine still finds the broadcast running when it stops it.
+        try await SilentEndToEndTests.with(extraYAML: "  rate-limit: 0\n  broadcast-rate: 10\n") { h in
             let tokens = (0..<60).map { Harness.apnsToken(500 + $0) }
             for (index, token) in tokens.enumerated() {
                 let registered = try await SilentEndToEndTests.register(h, deviceID: "resume-\(index)", token: token)
@@ -315,7 +317,7 @@ import Testing
             let door = try #require(h.node.frontDoor(SilentFrontDoor.self))
             let first = door.sync.broadcasts
             let id = try await first.start(service: "default").id
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline, (await first.broadcast(id: id)?.visited ?? 0) < 8 {
                 try await Task.sleep(for: .milliseconds(5))
             }
@@ -330,7 +332,7 @@ import Testing
                 markers: first.markers,
                 sender: first.sender,
                 metrics: first.metrics,
-                rate: 40,
+                rate: 10,
                 clock: ContinuousClock(),
                 wallClock: { Date() },
                 logger: first.logger
