@@ -173,6 +173,9 @@ public final class MockAPNS: Sendable {
     public var requestCount: Int { self.shared.withLockedValue { $0.requests } }
     /// Connections currently open.
     public var openConnections: Int { self.shared.withLockedValue { $0.connections.count } }
+    /// Connections accepted since start, closed ones included: what tells a replaced connection
+    /// from one still open.
+    public var connectionsOpened: Int { self.shared.withLockedValue { $0.nextConnectionID - 1 } }
 
     // MARK: Internals
 

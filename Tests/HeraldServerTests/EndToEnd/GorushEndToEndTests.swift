@@ -225,7 +225,6 @@ import Testing
         try await Harness.with { h in
             let (_, warm) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(0)])))
             #expect(h.logs(warm).isEmpty)
-            let connections = h.wallet.openConnections
             let requests = h.wallet.requestCount
             let hugeToken = String(repeating: "ab", count: 8192)
             let (status, json) = try await h.push(
@@ -243,7 +242,9 @@ import Testing
             // Sent at once, so answered in any order.
             #expect(errors.sorted() == ["BadCollapseId", "BadCollapseId", "BadDeviceToken", "BadDeviceToken", "BadTopic", "BadTopic"], "\(errors)")
             #expect(h.wallet.requestCount == requests, "nothing reached the peer")
-            #expect(h.wallet.openConnections == connections, "no connection was replaced")
+            // The endpoint keeps two connections (apps.<app>.apns.connections); a replaced one
+            // would be a third.
+            #expect(h.wallet.connectionsOpened <= 2, "no connection was replaced")
         }
     }
 
