@@ -81,17 +81,18 @@ import Testing
         #expect(throws: FCMRequestError.self) { try FCMRequest(topic, projectID: "p") }
     }
 
+    static func topic(_ name: String) -> PushNotification {
+        PushNotification(id: "i", device: Device(platform: .fcm, token: "", topic: name), payload: Array("{}".utf8))
+    }
+
     /// Topic names become part of the message FCM checks: the legacy `/topics/` prefix is
     /// dropped, anything outside FCM's alphabet is refused at once with its code.
     @Test func topicNamesAreChecked() throws {
-        func topic(_ name: String) -> PushNotification {
-            PushNotification(id: "i", device: Device(platform: .fcm, token: "", topic: name), payload: Array("{}".utf8))
-        }
-        let legacy = try FCMRequest(topic("/topics/news.en~1%2"), projectID: "p")
+        let legacy = try FCMRequest(Self.topic("/topics/news.en~1%2"), projectID: "p")
         #expect(String(decoding: legacy.body, as: UTF8.self).contains(#""topic":"news.en~1%2""#))
         for bad in ["has space", "new\nline", "nul\u{0}", "/topics/", "é", String(repeating: "a", count: 901)] {
             do {
-                _ = try FCMRequest(topic(bad), projectID: "p")
+                _ = try FCMRequest(Self.topic(bad), projectID: "p")
                 Issue.record("\(bad.debugDescription) was taken")
             } catch {
                 #expect(error.field == "message.topic")
