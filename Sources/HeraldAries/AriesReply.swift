@@ -45,7 +45,7 @@ public enum AriesReply {
 
     private static func message(_ type: AriesMessageType, thread: String, _ fields: [(String, JSONValue)]) -> [UInt8] {
         JSONValue.object(
-            [("@type", .string(type.text)), ("@id", .string(UUID().uuidString.lowercased()))] + fields
+            [("@type", .string(type.text)), ("@id", .string(RandomUUID.lowercased()))] + fields
                 + [("~thread", .object([("thid", .string(thread))]))]
         ).bytes
     }

@@ -285,7 +285,7 @@ public struct AriesService: Sendable {
             if !request.ids.isEmpty { data.append(("message_ids", .string(String(decoding: JSONValue.array(request.ids.map(JSONValue.string)).bytes, as: UTF8.self)))) }
             payload = [("data", .object(data))]
         }
-        var notification = PushNotification(id: UUID().uuidString.lowercased(), device: registration.device, payload: JSONValue.object(payload).bytes)
+        var notification = PushNotification(id: RandomUUID.lowercased(), device: registration.device, payload: JSONValue.object(payload).bytes)
         notification.registration = registration.key
         notification.priority = background ? .powerConsiderate : .immediate
         if kind == .apns { notification.pushType = background ? "background" : "alert" }

@@ -81,6 +81,6 @@ extension GorushNotification {
     }
 
     static func newID() -> String {
-        UUID().uuidString.lowercased()
+        RandomUUID.lowercased()
     }
 }

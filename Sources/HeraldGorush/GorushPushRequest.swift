@@ -2,11 +2,12 @@ import HeraldCore
 
 /// The body of gorush's `POST /api/push`, field for field (gorush-api.md §2). Every field is
 /// optional, as in gorush; a field of the wrong JSON type fails the whole request, as in gorush.
-public struct GorushPushRequest: Decodable, Sendable {
+/// Read by `GorushPushRequest.decode`.
+public struct GorushPushRequest: Sendable {
     var notifications: [GorushNotification]?
 }
 
-public struct GorushNotification: Decodable, Sendable {
+public struct GorushNotification: Sendable {
     // Common
     var notifID: String?
     var tokens: [String]?
@@ -54,34 +55,6 @@ public struct GorushNotification: Decodable, Sendable {
     var condition: String?
     /// Legacy FCM field, mapped to `android.ttl`.
     var timeToLive: Int64?
-
-    enum CodingKeys: String, CodingKey {
-        case notifID = "notif_id"
-        case tokens, to, platform, message, title, image, topic, priority
-        case contentAvailable = "content_available"
-        case mutableContent = "mutable_content"
-        case sound, data, retry, expiration
-        case apnsID = "apns_id"
-        case collapseID = "collapse_id"
-        case pushType = "push_type"
-        case badge, category
-        case threadID = "thread-id"
-        case urlArgs = "url-args"
-        case alert, production, development, name, volume
-        case interruptionLevel = "interruption_level"
-        case contentState = "content-state"
-        case staleDate = "stale-date"
-        case dismissalDate = "dismissal-date"
-        case event, timestamp
-        case attributesType = "attributes-type"
-        case attributes
-        case relevanceScore = "relevance-score"
-        case fcmNotification = "notification"
-        case android, apns, webpush
-        case fcmOptions = "fcm_options"
-        case condition
-        case timeToLive = "time_to_live"
-    }
 
     /// gorush's platform numbers.
     enum PlatformNumber: Int {

@@ -60,7 +60,7 @@ public actor SilentBroadcasts {
 
     /// Starts a broadcast to every registration of `service`.
     func start(service: String) async throws -> SilentBroadcast {
-        var broadcast = SilentBroadcast(id: UUID().uuidString.lowercased(), service: service, startedAt: self.wallClock())
+        var broadcast = SilentBroadcast(id: RandomUUID.lowercased(), service: service, startedAt: self.wallClock())
         broadcast.status = self.isStopped ? .cancelled : .running
         self.broadcasts[broadcast.id] = broadcast
         try await self.persist(broadcast)

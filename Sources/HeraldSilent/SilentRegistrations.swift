@@ -79,7 +79,7 @@ public struct SilentRegistrations: Sendable {
     /// Disables `key`, whose device token a newer install now holds, through its owner.
     private func evict(_ key: RegistrationKey, token: String, device: Device) async {
         guard let deadTokens = self.deadTokens else { return }
-        var notification = PushNotification(id: UUID().uuidString.lowercased(), device: device, payload: [])
+        var notification = PushNotification(id: RandomUUID.lowercased(), device: device, payload: [])
         notification.registration = key
         await deadTokens.tokenIsDead(notification, reason: "the device token moved to another app instance")
     }

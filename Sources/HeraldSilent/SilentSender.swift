@@ -46,7 +46,7 @@ public struct SilentSender: Sendable {
         }
         defer { self.limiter.finished(device) }
         var notification = PushNotification(
-            id: UUID().uuidString.lowercased(),
+            id: RandomUUID.lowercased(),
             device: registration.device,
             payload: registration.device.platform == .fcm ? Self.fcmPayload : Self.apnsPayload
         )

@@ -150,7 +150,7 @@ public struct WebPushRelay: Sendable {
     }
 
     private func deliver(_ message: RelayMessage, to destination: RelayDestination, deadKey: [UInt8], now: Date) async -> RelayAnswer {
-        let id = UUID().uuidString.lowercased()
+        let id = RandomUUID.lowercased()
         var payload: [UInt8]
         var delivered = RelayOutcome.delivered
         let fits: Bool

@@ -47,9 +47,21 @@ import Testing
         #"{"notifications":[{"tokens":["a"],"platform":1,"mutable_content":1}]}"#,
         #"{"notifications":[{"tokens":"a","platform":1}]}"#,
         #"{"notifications":[{"platform":"1"}]}"#,
+        // Go's encoding/json reads integers only from integer literals.
+        #"{"notifications":[{"tokens":["a"],"platform":1.0}]}"#,
+        #"{"notifications":[{"tokens":["a"],"platform":1,"badge":1e2}]}"#,
+        #"{"notifications":[{"tokens":["a"],"platform":1,"expiration":9223372036854775808}]}"#,
+        #"{"notifications":[null]}"#,
+        #"{"notifications":[{"tokens":["a"],"platform":1}]} trailing"#,
     ])
     func malformedBodiesAreMissingNotifications(body: String) {
         #expect(refusal(body) == .missingNotifications)
+    }
+
+    @Test func largeIntegersStayExact() throws {
+        let entry = try decode(#"{"notifications":[{"tokens":["a"],"platform":1,"expiration":9007199254740993,"data":{"n":null}}]}"#).get()[0]
+        #expect(entry.expiration == 9_007_199_254_740_993)
+        #expect(entry.data?["n"] == .null)
     }
 
     @Test func emptyListHasItsOwnAnswer() {

@@ -30,7 +30,7 @@ public struct FCMRequest: Sendable {
         if notification.payload.isEmpty {
             message = []
         } else {
-            guard case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(notification.payload)) else {
+            guard case .object(let fields)? = try? JSONValue(parsing: notification.payload) else {
                 throw FCMRequestError("message", "the payload must be a JSON object of FCM message fields")
             }
             message = fields

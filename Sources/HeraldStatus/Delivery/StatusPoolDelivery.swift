@@ -64,7 +64,7 @@ public struct StatusPoolDelivery: StatusPushDelivery {
             payload = APNSPayload(alert: .text(push.message), custom: data).json
         }
         return PushNotification(
-            id: UUID().uuidString.lowercased(),
+            id: RandomUUID.lowercased(),
             device: device,
             payload: payload.bytes,
             pushType: device.platform == .apns ? "alert" : nil,
