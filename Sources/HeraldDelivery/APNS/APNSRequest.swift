@@ -119,13 +119,13 @@ public struct APNSRequest: Sendable {
     static let uniquePerRequest: Set<String> = ["apns-id", "apns-expiration", "apns-collapse-id", "content-length"]
 
     static func isCanonicalUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
+        guard text.utf8.count == 36 else { return false }
+        for (index, byte) in text.utf8.enumerated() {
+            switch index {
+            case 8, 13, 18, 23:
                 guard byte == UInt8(ascii: "-") else { return false }
-            } else if !byte.isHexDigit {
-                return false
+            default:
+                guard byte.isHexDigit else { return false }
             }
         }
         return true

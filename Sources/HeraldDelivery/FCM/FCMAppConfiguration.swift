@@ -58,6 +58,9 @@ public struct FCMAppConfiguration: ProviderConfiguration {
     public init(reading section: ConfigurationSection) throws {
         self.serviceAccountFile = try section.rawString("service-account-file")
         self.projectID = try section.string("project-id")
+        if let projectID = self.projectID, !FCMEndpoint.isValidProjectID(projectID) {
+            throw section.error("project-id", "'\(projectID)' is not a Google Cloud project id or number")
+        }
         self.host = try section.string("host")
         self.port = try section.integer("port")
         guard self.port > 0 else { throw section.error("port", "'0' is not a port number from 1 to 65535") }

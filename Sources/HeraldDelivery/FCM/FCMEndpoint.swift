@@ -67,6 +67,19 @@ public struct FCMEndpoint: Sendable {
         return try await self.endpoint.send(request, deadline: notification.deadline)
     }
 
+    /// Google Cloud project ids and numbers, legacy domain-scoped ids (`example.com:name`)
+    /// included. It becomes part of `:path`, which the HTTP/2 layer sends unchecked.
+    public static func isValidProjectID(_ id: String) -> Bool {
+        (1...100).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+                case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"): true
+                default: false
+                }
+            }
+    }
+
     /// Closes every connection, the token endpoint's included; later `send` calls are refused.
     public func shutdown() async {
         await self.endpoint.shutdown()

@@ -173,8 +173,17 @@ public actor FCMTokenManager {
         guard let answer, let value = answer.access_token, !value.isEmpty else {
             throw CredentialsError("the token endpoint's answer has no access_token", isPermanent: false)
         }
+        guard Self.isBearerToken(value) else {
+            throw CredentialsError("the token endpoint's access_token is not a visible-ASCII bearer token", isPermanent: false)
+        }
         let lifetime = TimeInterval(min(max(answer.expires_in ?? 3600, 0), 86_400))
         return Token(value: value, refreshAt: sentAt + .seconds(lifetime * Self.refreshShare), expiresAt: sentAt + .seconds(lifetime))
+    }
+
+    /// An access token becomes the authorization header of every push, which the HTTP/2 layer
+    /// sends unchecked: it must be an RFC 6750 b64token-like run of visible ASCII.
+    static func isBearerToken(_ value: String) -> Bool {
+        (1...8192).contains(value.utf8.count) && value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
     private func assertion() async throws -> String {
