@@ -170,6 +170,37 @@ import Testing
         #expect(peers.client.isActive, "only the stream ends")
     }
 
+    /// One timer serves the connection: a later stream with a shorter deadline still ends on
+    /// time, answered streams are never reset, and the timer keeps serving streams opened after
+    /// it fired.
+    @Test func eachStreamEndsAtItsOwnDeadlineWhateverTheOrder() throws {
+        let peers = try Peers()
+        defer { peers.finish() }
+        let slow = try peers.request(timeout: .seconds(10))
+        let answered = try peers.request(timeout: .seconds(3))
+        let quick = try peers.request(timeout: .seconds(2))
+        peers.interact()
+        peers.answer(3, status: 200)
+        peers.interact()
+        peers.client.embeddedEventLoop.advanceTime(by: .seconds(2))
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.timedOut) { try quick.result?.get() }
+        #expect(slow.result == nil)
+        peers.client.embeddedEventLoop.advanceTime(by: .seconds(2))
+        #expect(try answered.result?.get().status == 200)
+        #expect(slow.result == nil)
+        let later = try peers.request(timeout: .seconds(1))
+        peers.interact()
+        peers.client.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.timedOut) { try later.result?.get() }
+        #expect(slow.result == nil)
+        peers.client.embeddedEventLoop.advanceTime(by: .seconds(5))
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.timedOut) { try slow.result?.get() }
+        peers.interact()
+        #expect(peers.server.frames(on: 3).reset == nil, "the answered stream was not reset")
+        #expect(peers.server.frames(on: 5).reset == .cancel)
+        #expect(peers.server.frames(on: 1).reset == .cancel)
+    }
+
     @Test func aResetStreamFailsWithItsCode() throws {
         let peers = try Peers()
         defer { peers.finish() }
