@@ -76,18 +76,93 @@ public struct DeliveryPool: Sendable {
         return outcome
     }
 
-    private func deliver(_ notification: PushNotification, appID: String?) async throws(DeliveryError) -> DeliveryOutcome {
+    /// Delivers every notification as `send` does, in order. Those for one provider go to it
+    /// together (`PushProvider.send(all:)`): a request with many tokens costs no task per token.
+    public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, DeliveryError>] {
+        var results = [Result<DeliveryOutcome, DeliveryError>?](repeating: nil, count: notifications.count)
+        var batches: [String: (appID: String, provider: any PushProvider, slots: [Int])] = [:]
+        for (index, notification) in notifications.enumerated() {
+            let appID = notification.device.app ?? self.defaultApp
+            switch self.route(notification, appID: appID) {
+            case .settled(let outcome): results[index] = .success(outcome)
+            case .provider(let appID, let provider): batches[appID + " " + provider.name, default: (appID, provider, [])].slots.append(index)
+            }
+        }
+        // Providers are sent to at once: one's retries must not hold another's pushes.
+        let batchResults = await withTaskGroup(of: [(Int, Result<DeliveryOutcome, DeliveryError>)].self) { group in
+            var ended: [(Int, Result<DeliveryOutcome, DeliveryError>)] = []
+            var rest = batches.values.makeIterator()
+            guard let first = rest.next() else { return ended }
+            while let batch = rest.next() {
+                group.addTask { await self.send(batch: batch.slots, of: notifications, appID: batch.appID, provider: batch.provider) }
+            }
+            ended += await self.send(batch: first.slots, of: notifications, appID: first.appID, provider: first.provider)
+            for await more in group { ended += more }
+            return ended
+        }
+        for (index, result) in batchResults { results[index] = result }
+        return zip(notifications, results).map { notification, result in
+            let result = result ?? .failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1)))
+            let appID = notification.device.app ?? self.defaultApp
+            switch result {
+            case .success(let outcome) where outcome != .delivered:
+                let event = FeedbackEvent(notification, app: appID, outcome: outcome)
+                for observer in self.failureObservers { observer.pushFailed(event) }
+            case .failure:
+                let event = FeedbackEvent(notification, app: appID, outcome: .failed(DeliveryFailure(.overloaded, "max capacity reached")))
+                for observer in self.failureObservers { observer.pushFailed(event) }
+            default:
+                break
+            }
+            return result
+        }
+    }
+
+    /// One provider's share of `send(all:)`, recorded as `deliver` records a push.
+    private func send(batch slots: [Int], of notifications: [PushNotification], appID: String, provider: any PushProvider) async -> [(Int, Result<DeliveryOutcome, DeliveryError>)] {
+        let start = ContinuousClock.now
+        let sent = await provider.send(all: slots.map { notifications[$0] })
+        let duration = ContinuousClock.now - start
+        var ended: [(Int, Result<DeliveryOutcome, DeliveryError>)] = []
+        for (index, result) in zip(slots, sent) {
+            switch result {
+            case .success(let outcome):
+                await self.finished(notifications[index], appID: appID, provider: provider, outcome: outcome, duration: duration)
+            case .failure:
+                self.metrics.recordOverloaded(provider: provider.name, app: appID)
+            }
+            ended.append((index, result))
+        }
+        return ended
+    }
+
+    private enum Route {
+        /// Ended before a provider: no app, no provider, the device's rate limit.
+        case settled(DeliveryOutcome)
+        case provider(appID: String, any PushProvider)
+    }
+
+    private func route(_ notification: PushNotification, appID: String?) -> Route {
         guard let appID, let app = self.apps[appID] else {
-            return .rejected(DeliveryFailure(.unknownApp, "UnknownApp"))
+            return .settled(.rejected(DeliveryFailure(.unknownApp, "UnknownApp")))
         }
         let platform = notification.device.platform
         guard let provider = app.provider(for: platform) else {
-            return .failed(DeliveryFailure(.noProvider, "app \(appID) has no \(platform) credentials"))
+            return .settled(.failed(DeliveryFailure(.noProvider, "app \(appID) has no \(platform) credentials")))
         }
         let token = notification.device.token
         if let limiter = self.deviceLimiter, !token.isEmpty, limiter.take(appID + " " + token) != nil {
             self.metrics.recordDeviceRateLimited(app: appID)
-            return .failed(DeliveryFailure(.tooManyRequests, "TooManyRequests: this device was sent more than \(limiter.perMinute) pushes a minute"))
+            return .settled(.failed(DeliveryFailure(.tooManyRequests, "TooManyRequests: this device was sent more than \(limiter.perMinute) pushes a minute")))
+        }
+        return .provider(appID: appID, provider)
+    }
+
+    private func deliver(_ notification: PushNotification, appID named: String?) async throws(DeliveryError) -> DeliveryOutcome {
+        let (appID, provider): (String, any PushProvider)
+        switch self.route(notification, appID: named) {
+        case .settled(let outcome): return outcome
+        case .provider(let id, let found): (appID, provider) = (id, found)
         }
         let start = ContinuousClock.now
         let outcome: DeliveryOutcome
@@ -97,13 +172,18 @@ public struct DeliveryPool: Sendable {
             self.metrics.recordOverloaded(provider: provider.name, app: appID)
             throw error
         }
-        self.metrics.record(provider: provider.name, app: appID, outcome: outcome, duration: ContinuousClock.now - start)
+        await self.finished(notification, appID: appID, provider: provider, outcome: outcome, duration: ContinuousClock.now - start)
+        return outcome
+    }
+
+    /// Records a provider's outcome and reports a dead token.
+    private func finished(_ notification: PushNotification, appID: String, provider: any PushProvider, outcome: DeliveryOutcome, duration: Duration) async {
+        self.metrics.record(provider: provider.name, app: appID, outcome: outcome, duration: duration)
         if case .deadToken(let failure) = outcome {
             for handler in self.deadTokenHandlers {
                 await handler.tokenIsDead(notification, reason: failure.detail)
             }
         }
-        return outcome
     }
 
     /// Sets the queue-depth, open-connection and connect-failure gauges; called when metrics are

@@ -16,6 +16,9 @@ public protocol PushProvider: Sendable {
     func serves(topic: String) -> Bool
     /// Delivers `notification`; throws only when it was not admitted (queue full, shutting down).
     func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome
+    /// Delivers every notification as `send` does, in order; a `DeliveryError` where one was not
+    /// admitted. A provider may send them together for less than a task each.
+    func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, DeliveryError>]
     /// Notifications admitted and not yet finished.
     var queueDepth: Int { get async }
     /// Connections open now.
@@ -32,6 +35,24 @@ extension PushProvider {
 
 extension PushProvider {
     public func serves(topic: String) -> Bool { false }
+
+    /// A task each.
+    public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, DeliveryError>] {
+        await withTaskGroup(of: (Int, Result<DeliveryOutcome, DeliveryError>).self) { group in
+            for (index, notification) in notifications.enumerated() {
+                group.addTask {
+                    do throws(DeliveryError) {
+                        return (index, .success(try await self.send(notification)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            var results = [Result<DeliveryOutcome, DeliveryError>](repeating: .failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))), count: notifications.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+    }
 }
 
 /// The configuration section of a provider under `apps.<app>.`.

@@ -180,23 +180,25 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             if let failure = await self.send(only.push, of: only.entry, platform: only.platform) { failures.append(failure) }
             return failures
         }
-        return await withTaskGroup(of: GorushLogEntry?.self) { group in
-            for send in sends {
-                group.addTask { await self.send(send.push, of: send.entry, platform: send.platform) }
-            }
-            for await failure in group {
-                if let failure { failures.append(failure) }
-            }
-            return failures
+        let results = await self.pool.send(all: sends.map(\.push))
+        for (send, result) in zip(sends, results) {
+            if let failure = self.ended(send.push, of: send.entry, platform: send.platform, result) { failures.append(failure) }
         }
+        return failures
     }
 
     /// Delivers one push and returns its failure entry, if it failed.
     private func send(_ push: PushNotification, of entry: GorushNotification, platform: String) async -> GorushLogEntry? {
-        let outcome: DeliveryOutcome
         do {
-            outcome = try await self.pool.send(push)
+            return self.ended(push, of: entry, platform: platform, .success(try await self.pool.send(push)))
         } catch {
+            return self.ended(push, of: entry, platform: platform, .failure(error))
+        }
+    }
+
+    /// Counts one push's end and returns its failure entry, if it failed.
+    private func ended(_ push: PushNotification, of entry: GorushNotification, platform: String, _ result: Result<DeliveryOutcome, DeliveryError>) -> GorushLogEntry? {
+        guard case .success(let outcome) = result else {
             // gorush's answer when its queue is full.
             self.statistics.pushed(platform: platform, succeeded: false)
             return self.failure(entry, platform: platform, token: push.device.token, error: "max capacity reached", isTransient: true)

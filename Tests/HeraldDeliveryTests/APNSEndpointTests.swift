@@ -73,6 +73,37 @@ import Testing
         }
     }
 
+    /// A batch's first attempts leave together on the open connection; each request still ends
+    /// as `send` would end it: delivered, dead, refused, retried after a server error, or sent
+    /// through the full path when no stream was free.
+    @Test func sendAllEndsEachRequestAsSendWould() async throws {
+        try await MockAPNSHarness.with { harness in
+            let endpoint = endpoint(harness)
+            #expect(try await endpoint.send(MockAPNSHarness.notification()) == .delivered, "the connection is open")
+            harness.mock.setMaxConcurrentStreams(4)
+            let tokens = (0..<8).map { String(format: "%064x", 0xB0 + $0) }
+            harness.mock.script(token: tokens[1], .unregistered(since: Date(timeIntervalSince1970: 1_700_000_000)))
+            harness.mock.script(token: tokens[2], .notForTopic)
+            harness.mock.failNext(1, status: 500, reason: "InternalServerError")
+            var notifications = tokens.map { MockAPNSHarness.notification(token: $0) }
+            notifications[3].device.token = "not hex"
+            let results = await endpoint.send(all: notifications)
+            let outcomes = try results.map { try $0.get() }
+            #expect(outcomes.count == 8)
+            #expect(outcomes[1].result == "dead_token")
+            #expect(outcomes[2].failure?.detail == "DeviceTokenNotForTopic")
+            #expect(outcomes[3].result == "dead_token", "a malformed token is BadDeviceToken before a request")
+            for index in [0, 4, 5, 6, 7] {
+                #expect(outcomes[index] == .delivered, "request \(index)")
+            }
+            let delivered = Set(harness.mock.accepted.map(\.token))
+            #expect(delivered.isSuperset(of: [0, 4, 5, 6, 7].map { tokens[$0] }))
+            #expect(harness.mock.requestCount == 1 + 7 + 1, "one retry after the server error, nothing for the malformed token")
+            #expect(await endpoint.queueDepth == 0)
+            await endpoint.shutdown()
+        }
+    }
+
     @Test func shutdownReasonMovesTheRetryToAFreshConnection() async throws {
         try await MockAPNSHarness.with { harness in
             let endpoint = endpoint(harness)

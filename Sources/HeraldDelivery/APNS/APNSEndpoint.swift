@@ -68,6 +68,23 @@ public struct APNSEndpoint: Sendable {
         return try await self.endpoint.send(request, deadline: notification.deadline)
     }
 
+    /// Delivers each notification as `send` does; first attempts leave together.
+    public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, DeliveryError>] {
+        var results = [Result<DeliveryOutcome, DeliveryError>?](repeating: nil, count: notifications.count)
+        var requests: [(request: APNSRequest, deadline: Duration?)] = []
+        var slots: [Int] = []
+        for (index, notification) in notifications.enumerated() {
+            do {
+                requests.append((try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic), notification.deadline))
+                slots.append(index)
+            } catch {
+                results[index] = .success(error.outcome)
+            }
+        }
+        for (index, result) in zip(slots, await self.endpoint.send(all: requests)) { results[index] = result }
+        return results.map { $0 ?? .failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))) }
+    }
+
     /// Closes every connection; later `send` calls are refused.
     public func shutdown() async {
         await self.endpoint.shutdown()

@@ -132,8 +132,9 @@ public actor ProviderEndpoint {
     }
 
     /// Attempts until an outcome, the attempt limit or the deadline.
-    private nonisolated func deliver(_ request: some ProviderRequest, deadline budget: Duration) async -> DeliveryOutcome {
-        let deadline = self.clock.now + budget
+    /// `first` is the first attempt when `send(all:)` made it.
+    private nonisolated func deliver(_ request: some ProviderRequest, deadline budget: Duration, first: FirstAttempt? = nil) async -> DeliveryOutcome {
+        let deadline = (first?.startedAt ?? self.clock.now) + budget
         var attempt = 0
         var lastReason = "no attempt"
         var refreshedCredentials = false
@@ -143,38 +144,25 @@ public actor ProviderEndpoint {
             let decision: ProviderDecision
             var authorization: String?
             var used: HTTP2Connection?
-            do {
-                let connection = try await self.anyConnection(before: deadline)
-                used = connection
-                authorization = try await self.credentials?.authorization()
-                let remaining = deadline - self.clock.now
-                guard remaining > .zero else {
-                    return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt - 1) attempts: \(lastReason)"))
+            if attempt == 1, let first {
+                decision = first.decision
+                authorization = first.authorization
+                used = first.connection
+            } else {
+                do {
+                    let connection = try await self.anyConnection(before: deadline)
+                    used = connection
+                    authorization = try await self.credentials?.authorization()
+                    let remaining = deadline - self.clock.now
+                    guard remaining > .zero else {
+                        return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt - 1) attempts: \(lastReason)"))
+                    }
+                    let headers = request.headerBlock(authority: connection.authority, authorization: authorization)
+                    let response = try await connection.send(headers: headers, body: request.body, deadline: min(self.configuration.requestTimeout, remaining))
+                    decision = request.decision(for: response)
+                } catch {
+                    decision = self.decision(after: error, attempt: attempt)
                 }
-                let headers = request.headerBlock(authority: connection.authority, authorization: authorization)
-                let response = try await connection.send(headers: headers, body: request.body, deadline: min(self.configuration.requestTimeout, remaining))
-                decision = request.decision(for: response)
-            } catch is CancellationError {
-                return .failed(DeliveryFailure(.cancelled, "cancelled after \(attempt - 1) attempts"))
-            } catch let error as HTTP2ConnectionError {
-                self.logger.debug("attempt failed on the connection", metadata: ["provider": "\(self.provider)", "error": "\(error)"])
-                switch error.code {
-                case .streamReset, .timedOut:
-                    // The connection may be fine; the stream was not. Retry after a back-off.
-                    decision = .retry(reason: error.code.rawValue, after: nil, then: .none)
-                default:
-                    // The request may not have reached the provider; another connection gets it at once.
-                    decision = .retry(reason: error.peerReason ?? error.code.rawValue, after: nil, then: .newConnection)
-                }
-            } catch let error as CredentialsError {
-                guard !error.isPermanent else { return .failed(DeliveryFailure(.credentials, error.reason)) }
-                decision = .retry(reason: error.reason, after: nil, then: .none)
-            } catch let error as DeadlineExceeded {
-                return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt - 1) attempts: \(error.reason)"))
-            } catch let error as DeliveryError {
-                return .failed(DeliveryFailure(error.code == .overloaded ? .overloaded : .shuttingDown, error.code.rawValue))
-            } catch {
-                decision = .retry(reason: "\(error)", after: nil, then: .none)
             }
 
             switch decision {
@@ -217,6 +205,125 @@ public actor ProviderEndpoint {
             }
         }
         return .failed(DeliveryFailure(.retriesExhausted, "gave up after \(attempt) attempts: \(lastReason)"))
+    }
+
+    /// What a failed attempt means: finish with an outcome, or retry (after what).
+    private nonisolated func decision(after error: any Error, attempt: Int) -> ProviderDecision {
+        switch error {
+        case is CancellationError:
+            return .finish(.failed(DeliveryFailure(.cancelled, "cancelled after \(attempt - 1) attempts")))
+        case let error as HTTP2ConnectionError:
+            self.logger.debug("attempt failed on the connection", metadata: ["provider": "\(self.provider)", "error": "\(error)"])
+            switch error.code {
+            case .streamReset, .timedOut:
+                // The connection may be fine; the stream was not. Retry after a back-off.
+                return .retry(reason: error.code.rawValue, after: nil, then: .none)
+            default:
+                // The request may not have reached the provider; another connection gets it at once.
+                return .retry(reason: error.peerReason ?? error.code.rawValue, after: nil, then: .newConnection)
+            }
+        case let error as CredentialsError:
+            guard !error.isPermanent else { return .finish(.failed(DeliveryFailure(.credentials, error.reason))) }
+            return .retry(reason: error.reason, after: nil, then: .none)
+        case let error as DeadlineExceeded:
+            return .finish(.failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt - 1) attempts: \(error.reason)")))
+        case let error as DeliveryError:
+            return .finish(.failed(DeliveryFailure(error.code == .overloaded ? .overloaded : .shuttingDown, error.code.rawValue)))
+        default:
+            return .retry(reason: "\(error)", after: nil, then: .none)
+        }
+    }
+
+    /// An attempt `send(all:)` made before handing a request to `deliver`.
+    private struct FirstAttempt: Sendable {
+        var decision: ProviderDecision
+        var connection: HTTP2Connection
+        var authorization: String?
+        var startedAt: DeliveryClock.Instant
+    }
+
+    /// Delivers several requests, as `send` does each. Their first attempts leave together on one
+    /// connection with free streams and are awaited together, without a task each; only those
+    /// that need more (a retry, no free stream) take `deliver`'s path, in a task each.
+    public nonisolated func send<Request: ProviderRequest>(all requests: [(request: Request, deadline: Duration?)]) async -> [Result<DeliveryOutcome, DeliveryError>] {
+        var results = [Result<DeliveryOutcome, DeliveryError>?](repeating: nil, count: requests.count)
+        var admitted: [Int] = []
+        admitted.reserveCapacity(requests.count)
+        for index in requests.indices {
+            do {
+                try self.admit()
+                admitted.append(index)
+            } catch {
+                results[index] = .failure(error)
+            }
+        }
+        defer { self.fast.admitted.subtract(admitted.count, ordering: .relaxed) }
+        let budgets = requests.map { min($0.deadline ?? self.configuration.deadline, self.configuration.deadline) }
+        var firsts = [FirstAttempt?](repeating: nil, count: requests.count)
+        if admitted.count > 1, let connection = self.freeConnection() {
+            var authorization: String?
+            var ready = true
+            if let credentials = self.credentials {
+                do { authorization = try await credentials.authorization() } catch { ready = false }
+            }
+            if ready {
+                let startedAt = self.clock.now
+                let futures = connection.start(
+                    admitted.map { index in
+                        (
+                            requests[index].request.headerBlock(authority: connection.authority, authorization: authorization),
+                            requests[index].request.body,
+                            min(self.configuration.requestTimeout, budgets[index])
+                        )
+                    }
+                )
+                let sent = futures.compactMap { $0 }
+                let answers = sent.isEmpty ? [] : (try? await EventLoopFuture.whenAllComplete(sent, on: connection.eventLoop).get()) ?? []
+                var next = answers.makeIterator()
+                for (index, future) in zip(admitted, futures) where future != nil {
+                    guard let answer = next.next() else { break }
+                    let decision: ProviderDecision
+                    switch answer {
+                    case .success(let response): decision = requests[index].request.decision(for: response)
+                    case .failure(let error): decision = self.decision(after: error, attempt: 1)
+                    }
+                    firsts[index] = FirstAttempt(decision: decision, connection: connection, authorization: authorization, startedAt: startedAt)
+                }
+            }
+        }
+        var rest: [Int] = []
+        for index in admitted {
+            if case .finish(let outcome)? = firsts[index]?.decision {
+                results[index] = .success(outcome)
+            } else {
+                rest.append(index)
+            }
+        }
+        if rest.count == 1, let index = rest.first {
+            results[index] = .success(await self.deliver(requests[index].request, deadline: budgets[index], first: firsts[index]))
+        } else if !rest.isEmpty {
+            let firsts = firsts
+            await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
+                for index in rest {
+                    group.addTask { (index, await self.deliver(requests[index].request, deadline: budgets[index], first: firsts[index])) }
+                }
+                for await (index, outcome) in group { results[index] = .success(outcome) }
+            }
+        }
+        return results.map { $0 ?? .failure(self.shuttingDownError) }
+    }
+
+    /// An open connection with a free stream, preferring the one on this task's event loop;
+    /// `nil` when none has one now.
+    private nonisolated func freeConnection() -> HTTP2Connection? {
+        self.fast.connections.withLock { connections -> HTTP2Connection? in
+            var best: HTTP2Connection?
+            for connection in connections where connection.isUsable && connection.openStreams < connection.maxConcurrentStreams {
+                if connection.eventLoop.inEventLoop { return connection }
+                if best.map({ connection.openStreams < $0.openStreams }) ?? true { best = connection }
+            }
+            return best
+        }
     }
 
     private struct DeadlineExceeded: Error {

@@ -80,6 +80,23 @@ public struct FCMEndpoint: Sendable {
             }
     }
 
+    /// Delivers each notification as `send` does; first attempts leave together.
+    public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, DeliveryError>] {
+        var results = [Result<DeliveryOutcome, DeliveryError>?](repeating: nil, count: notifications.count)
+        var requests: [(request: FCMRequest, deadline: Duration?)] = []
+        var slots: [Int] = []
+        for (index, notification) in notifications.enumerated() {
+            do {
+                requests.append((try FCMRequest(notification, projectID: self.configuration.projectID), notification.deadline))
+                slots.append(index)
+            } catch {
+                results[index] = .success(error.outcome)
+            }
+        }
+        for (index, result) in zip(slots, await self.endpoint.send(all: requests)) { results[index] = result }
+        return results.map { $0 ?? .failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))) }
+    }
+
     /// Closes every connection, the token endpoint's included; later `send` calls are refused.
     public func shutdown() async {
         await self.endpoint.shutdown()

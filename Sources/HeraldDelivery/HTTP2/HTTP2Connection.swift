@@ -184,6 +184,44 @@ public final class HTTP2Connection: Sendable {
         }
     }
 
+    /// Sends as many of `requests` as there are free stream permits now, in one trip to the event
+    /// loop and without a task each: the future answer of each request sent, `nil` for each that
+    /// found no permit (or a GOAWAY) and must take `send`. Failures are `HTTP2ConnectionError`s,
+    /// as from `send`.
+    public func start(_ requests: [(headers: HPACKHeaders, body: [UInt8], deadline: Duration?)]) -> [EventLoopFuture<HTTP2Response>?] {
+        let loop = self.channel.eventLoop
+        var futures: [EventLoopFuture<HTTP2Response>?] = []
+        futures.reserveCapacity(requests.count)
+        var writes: [(HPACKHeaders, ByteBuffer, TimeAmount?, EventLoopPromise<HTTP2Response>)] = []
+        writes.reserveCapacity(requests.count)
+        let state = self.state
+        for request in requests {
+            guard !state.isGoingAway, (try? state.acquireWithoutWaiting()) == true else {
+                futures.append(nil)
+                continue
+            }
+            let promise = loop.makePromise(of: HTTP2Response.self)
+            promise.futureResult.whenComplete { _ in state.release() }
+            writes.append((request.headers, ByteBuffer(bytes: request.body), request.deadline.map { TimeAmount($0) }, promise))
+            futures.append(
+                promise.futureResult.flatMapErrorThrowing { error in
+                    guard let ending = error as? HTTP2StreamsHandler.StreamEnded else { throw error }
+                    throw self.error(for: ending, deadline: request.deadline)
+                }
+            )
+        }
+        guard !writes.isEmpty else { return futures }
+        if loop.inEventLoop {
+            for (headers, body, timeout, promise) in writes { self.streams.value.send(headers: headers, body: body, timeout: timeout, promise: promise) }
+        } else {
+            let streams = self.streams
+            loop.execute {
+                for (headers, body, timeout, promise) in writes { streams.value.send(headers: headers, body: body, timeout: timeout, promise: promise) }
+            }
+        }
+        return futures
+    }
+
     /// PINGs the peer answered so far.
     public var pingsAcknowledged: Int { self.state.pingsAcknowledged }
 
