@@ -5,7 +5,9 @@
 #
 #   ceiling   h2load → nghttpd, 1 and 4 connections (what C to C does here)
 #   peer      aioapns → nghttpd (Python's APNs client)
-#   Herald    h2load --h1 → POST /api/push → Herald → nghttpd, 1 and 10 tokens a request
+#   Herald    h2load --h1 → POST /api/push → Herald → nghttpd, 1 and 10 tokens a request, to
+#             APNs and to FCM (nghttpd answers FCM's send path and, for the OAuth token, the
+#             service account's token_uri, from files)
 #
 # Each line gives notifications a second and CPU per notification of Herald and of the sink:
 # utime + stime from /proc/PID/stat over the run, divided by the notifications, which moves far
@@ -58,6 +60,18 @@ for i in $(seq 1 10); do
     tokens+=("$token")
     : > "$work/htdocs/3/device/$token"
 done
+# FCM: the send path answers 200 with a message name; the token endpoint (AsyncHTTPClient, HTTP/2
+# over TLS) answers an access token to the service account's assertion.
+mkdir -p "$work/htdocs/v1/projects/bench"
+echo '{"name":"projects/bench/messages/0:1"}' > "$work/htdocs/v1/projects/bench/messages:send"
+echo '{"access_token":"ya29.bench","expires_in":3600,"token_type":"Bearer"}' > "$work/htdocs/token"
+openssl genrsa 2048 2>/dev/null | openssl pkcs8 -topk8 -nocrypt > "$work/fcm.key"
+python3 - "$work/fcm.key" "$sink_port" > "$work/service-account.json" <<'PY'
+import json, sys
+print(json.dumps({"type": "service_account", "project_id": "bench", "private_key_id": "bench1",
+    "private_key": open(sys.argv[1]).read(), "client_email": "bench@bench.iam.gserviceaccount.com",
+    "token_uri": "https://127.0.0.1:%s/token" % sys.argv[2]}))
+PY
 nghttpd -d "$work/htdocs" "$sink_port" "$work/sink.key" "$work/sink.pem" > "$work/sink.log" 2>&1 &
 sink_pid=$!
 sleep 0.5
@@ -101,16 +115,25 @@ apps:
       host: 127.0.0.1
       port: $sink_port
       ca-file: $work/sink.pem
+    fcm:
+      service-account-file: $work/service-account.json
+      host: 127.0.0.1
+      port: $sink_port
+      ca-file: $work/sink.pem
 EOF
 "$bin" serve --config "$work/herald.yaml" > "$work/herald.log" 2>&1 &
 herald_pid=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 
 run_herald() {
-    local per_request=$1
+    local per_request=$1 platform=${2:-1}
     local list requests before_h after_h before_s after_s out seconds notifications
     list=$(printf '"%s",' "${tokens[@]:0:$per_request}")
-    printf '{"notifications":[{"platform":1,"tokens":[%s],"message":"benchmark","topic":"im.herald.bench"}]}' "${list%,}" > "$work/push-$per_request.json"
+    if [ "$platform" = 1 ]; then
+        printf '{"notifications":[{"platform":1,"tokens":[%s],"message":"benchmark","topic":"im.herald.bench"}]}' "${list%,}" > "$work/push-$per_request.json"
+    else
+        printf '{"notifications":[{"platform":2,"tokens":[%s],"message":"benchmark","data":{"k":"v"}}]}' "${list%,}" > "$work/push-$per_request.json"
+    fi
     requests=$((count / per_request))
     # Warm-up: connections to the sink, the provider token, the code paths.
     h2load --h1 -n 2000 -c "$api_connections" -d "$work/push-$per_request.json" -H "content-type: application/json" \
@@ -122,17 +145,22 @@ run_herald() {
     notifications=$((requests * per_request))
     local request_rate
     request_rate=$(echo "$out" | rate)
-    echo "h2load --h1 → Herald → nghttpd, $per_request token(s) a request: $(awk -v r="$request_rate" -v t="$per_request" 'BEGIN { printf "%.0f", r * t }') notifications/s ($request_rate requests/s, $(echo "$out" | succeeded) of $requests succeeded); Herald $(per_notification "$before_h" "$after_h" "$notifications") µs CPU/notification, nghttpd $(per_notification "$before_s" "$after_s" "$notifications") µs"
+    echo "h2load --h1 → Herald → nghttpd, $([ "$platform" = 1 ] && echo APNs || echo FCM), $per_request token(s) a request: $(awk -v r="$request_rate" -v t="$per_request" 'BEGIN { printf "%.0f", r * t }') notifications/s ($request_rate requests/s, $(echo "$out" | succeeded) of $requests succeeded); Herald $(per_notification "$before_h" "$after_h" "$notifications") µs CPU/notification, nghttpd $(per_notification "$before_s" "$after_s" "$notifications") µs"
 }
 herald1=$(run_herald 1); echo "$herald1"
 herald10=$(run_herald 10); echo "$herald10"
 # A delivery that failed would be a gorush failed-push entry; the sink must have seen them all.
 grep -q '"logs":\[\]' <(curl -s -d @"$work/push-1.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push") ||
     echo "warning: a push through Herald did not come back clean" >&2
+fcm1=$(run_herald 1 2); echo "$fcm1"
+fcm10=$(run_herald 10 2); echo "$fcm10"
+grep -q '"logs":\[\]' <(curl -s -d @"$work/push-10.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push") ||
+    echo "warning: an FCM push through Herald did not come back clean" >&2
 
 field() { echo "$1" | sed -n "s/.*: \([0-9.]*\) notifications\/s.*/\1/p"; }
 herald_cpu() { echo "$1" | sed -n 's/.*Herald \([0-9.]*\) µs.*/\1/p'; }
 sink_cpu() { echo "$1" | sed -n 's/.*nghttpd \([0-9.]*\) µs.*/\1/p'; }
 echo "summary: ceiling $(field "$ceiling1")/$(field "$ceiling4")/s (nghttpd $(sink_cpu "$ceiling1") µs); aioapns ${peer_rate:-?}/s;" \
     "Herald 1 token $(field "$herald1")/s at $(herald_cpu "$herald1") µs (nghttpd $(sink_cpu "$herald1") µs);" \
-    "10 tokens $(field "$herald10")/s at $(herald_cpu "$herald10") µs (nghttpd $(sink_cpu "$herald10") µs)"
+    "10 tokens $(field "$herald10")/s at $(herald_cpu "$herald10") µs (nghttpd $(sink_cpu "$herald10") µs);" \
+    "FCM 1 token $(field "$fcm1")/s at $(herald_cpu "$fcm1") µs, 10 tokens $(field "$fcm10")/s at $(herald_cpu "$fcm10") µs"
