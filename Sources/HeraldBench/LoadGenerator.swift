@@ -1,12 +1,14 @@
-import AsyncHTTPClient
 import Foundation
 import Histogram
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
-/// Sends a scenario's requests to a Herald URL and measures them.
+/// Sends a scenario's requests to a Herald URL and measures them, over its own lean HTTP/1.1
+/// connections (`LoadConnectionHandler`): AsyncHTTPClient cost seven times h2load's CPU per
+/// request, so one machine could not load a deployment.
 ///
 /// Open loop sends at a constant arrival rate whatever the server does, and measures each
 /// latency from the request's intended send time, so queueing in a slow server shows up in the
@@ -26,6 +28,9 @@ public struct LoadGenerator: Sendable {
     public var concurrency: Int
     public var bearerToken: String?
     public var requestTimeout: Duration = .seconds(30)
+    /// Requests in flight on one keep-alive connection (HTTP/1.1 pipelining above 1);
+    /// `concurrency` of them make `concurrency / pipelining` connections.
+    public var pipelining: Int = 1
 
     public init(baseURL: String, mode: Mode, duration: Duration, concurrency: Int, bearerToken: String? = nil) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -35,27 +40,44 @@ public struct LoadGenerator: Sendable {
         self.bearerToken = bearerToken
     }
 
-    public func run(_ scenario: some LoadScenario) async throws -> LoadResult {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: self.concurrency)
-        configuration.httpVersion = .http1Only
-        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+    public func run<Scenario: LoadScenario>(_ scenario: Scenario) async throws -> LoadResult {
+        let target = try LoadTarget(url: self.baseURL)
+        let sslContext = try target.tls ? NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+        let depth = self.pipelining
+        let connections = (self.concurrency + depth - 1) / depth
         let startedAt = Date()
         let start = ContinuousClock.now
         let recorder = LoadRecorder(start: start)
-        do {
-            switch self.mode {
-            case .closed:
-                try await self.closedLoop(scenario, client: client, recorder: recorder)
-            case .open(let rate):
-                try await self.openLoop(scenario, rate: rate, client: client, recorder: recorder)
+        let schedule: LoadPlan<Scenario>.Schedule
+        switch self.mode {
+        case .closed:
+            schedule = .closed(end: start + self.duration)
+        case .open(let rate):
+            let seconds = Double(self.duration.components.seconds) + Double(self.duration.components.attoseconds) / 1e18
+            schedule = .open(interval: .seconds(1 / max(rate, 0.001)), total: Int(rate * seconds), connections: connections, outstanding: self.concurrency)
+        }
+        let plan = LoadPlan(
+            scenario: scenario,
+            schedule: schedule,
+            recorder: recorder,
+            target: target,
+            bearerToken: self.bearerToken,
+            requestTimeout: self.requestTimeout,
+            depth: depth
+        )
+        // A connection that cannot be reopened gives up once the run and a request timeout are over.
+        let giveUpAt = start + self.duration + self.requestTimeout
+        await withDiscardingTaskGroup { group in
+            let loops = MultiThreadedEventLoopGroup.singleton
+            for connection in 0..<connections {
+                let loop = loops.next()
+                let state = NIOLoopBoundBox.makeBoxSendingValue(LoadConnectionState(plan: plan, connection: connection), eventLoop: loop)
+                group.addTask {
+                    await Self.drive(state, on: loop, target: target, sslContext: sslContext, recorder: recorder, giveUpAt: giveUpAt)
+                }
             }
-        } catch {
-            try? await client.shutdown()
-            throw error
         }
         let elapsed = ContinuousClock.now - start
-        try await client.shutdown()
 
         let (histogram, succeeded, errors, perSecond) = recorder.snapshot()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -88,75 +110,40 @@ public struct LoadGenerator: Sendable {
         )
     }
 
-    private func closedLoop(_ scenario: some LoadScenario, client: HTTPClient, recorder: LoadRecorder) async throws {
-        let end = ContinuousClock.now + self.duration
-        try await withThrowingDiscardingTaskGroup { group in
-            for _ in 0..<self.concurrency {
-                group.addTask {
-                    // At least one request each: on a loaded machine a worker may start after
-                    // `end`, and a run that measured nothing would report nothing.
-                    repeat {
-                        let index = recorder.sent.add(1, ordering: .relaxed).newValue - 1
-                        let began = ContinuousClock.now
-                        let error = await self.send(scenario.request(index), scenario: scenario, client: client)
-                        let now = ContinuousClock.now
-                        recorder.record(latency: now - began, error: error, at: now)
-                    } while ContinuousClock.now < end
-                }
-            }
-        }
-    }
-
-    private func openLoop(_ scenario: some LoadScenario, rate: Double, client: HTTPClient, recorder: LoadRecorder) async throws {
-        let start = recorder.start
-        let interval = 1 / max(rate, 0.001)
-        let total = Int(rate * (Double(self.duration.components.seconds) + Double(self.duration.components.attoseconds) / 1e18))
-        try await withThrowingDiscardingTaskGroup { group in
-            var index = 0
-            while index < total {
-                // Launch every request whose arrival time has come, then sleep a little: one
-                // timer per request would cost more than the requests at high rates.
-                let now = ContinuousClock.now
-                while index < total {
-                    let intended = start + .seconds(Double(index) * interval)
-                    guard intended <= now else { break }
-                    let current = index
-                    index += 1
-                    recorder.sent.add(1, ordering: .relaxed)
-                    guard recorder.inFlight.add(1, ordering: .relaxed).newValue <= self.concurrency else {
-                        recorder.inFlight.subtract(1, ordering: .relaxed)
-                        recorder.record(latency: .zero, error: "client_saturated", at: now)
-                        continue
+    /// Keeps one connection of the run open, reopening it after a failure, until its share of
+    /// the run is done.
+    private static func drive<Scenario: LoadScenario>(
+        _ state: NIOLoopBoundBox<LoadConnectionState<Scenario>>,
+        on loop: any EventLoop,
+        target: LoadTarget,
+        sslContext: NIOSSLContext?,
+        recorder: LoadRecorder,
+        giveUpAt: ContinuousClock.Instant
+    ) async {
+        while ContinuousClock.now < giveUpAt {
+            do {
+                let channel = try await ClientBootstrap(group: loop)
+                    .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+                    .connectTimeout(.seconds(10))
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            let sync = channel.pipeline.syncOperations
+                            if let sslContext {
+                                try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: target.serverName))
+                            }
+                            try sync.addHTTPClientHandlers()
+                            try sync.addHandler(LoadConnectionHandler(state: state.value))
+                        }
                     }
-                    group.addTask {
-                        let error = await self.send(scenario.request(current), scenario: scenario, client: client)
-                        recorder.inFlight.subtract(1, ordering: .relaxed)
-                        let done = ContinuousClock.now
-                        recorder.record(latency: done - intended, error: error, at: done)
-                    }
-                }
-                try await Task.sleep(for: .milliseconds(1))
+                    .connect(host: target.host, port: target.port)
+                    .get()
+                try await channel.closeFuture.get()
+            } catch {
+                recorder.record(latency: .zero, error: "transport", at: ContinuousClock.now)
+                try? await Task.sleep(for: .milliseconds(100))
             }
-        }
-    }
-
-    /// Sends one request; returns its error kind, `nil` on success.
-    private func send(_ load: LoadRequest, scenario: some LoadScenario, client: HTTPClient) async -> String? {
-        var request = HTTPClientRequest(url: self.baseURL + load.path)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: load.contentType)
-        for (name, value) in load.headers { request.headers.add(name: name, value: value) }
-        if let token = self.bearerToken { request.headers.add(name: "authorization", value: "Bearer " + token) }
-        request.body = .bytes(ByteBuffer(bytes: load.body))
-        do {
-            let timeout = TimeAmount.nanoseconds(Int64(self.requestTimeout.components.seconds) * 1_000_000_000)
-            let response = try await client.execute(request, timeout: timeout)
-            let body = try await response.body.collect(upTo: 16 << 20)
-            return scenario.errorKind(status: Int(response.status.code), body: Array(buffer: body))
-        } catch let error as HTTPClientError {
-            return error == .deadlineExceeded ? "timeout" : "transport"
-        } catch {
-            return "transport"
+            let reopen = (try? await loop.submit { state.value.needsConnection }.get()) ?? false
+            if !reopen { return }
         }
     }
 }

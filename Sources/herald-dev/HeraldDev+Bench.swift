@@ -49,6 +49,8 @@ extension HeraldDev {
         @Option(help: "How long to send, in seconds.") var duration: Double = 10
         @Option(help: "Closed loop: requests in flight. Open loop: the most in flight before arrivals count as client_saturated.")
         var concurrency: Int = 64
+        @Option(help: "Requests in flight on each keep-alive connection (HTTP/1.1 pipelining above 1): --concurrency / --pipeline connections.")
+        var pipeline: Int = 1
         @Option(help: "Distinct device tokens the requests cycle through (status-push: clients registered before the run).") var devices: Int = 10_000
         @Option(help: "Device tokens per request (gorush `tokens`).") var tokensPerRequest: Int = 1
         @Option(help: "Approximate APNs payload size in bytes.") var payloadSize: Int = 128
@@ -67,8 +69,8 @@ extension HeraldDev {
         func validate() throws {
             guard self.duration > 0 else { throw ValidationError("--duration must be positive") }
             guard self.rate.map({ $0 > 0 }) ?? true else { throw ValidationError("--rate must be positive") }
-            guard self.concurrency > 0, self.devices > 0, self.tokensPerRequest > 0 else {
-                throw ValidationError("--concurrency, --devices and --tokens-per-request must be positive")
+            guard self.concurrency > 0, self.pipeline > 0, self.devices > 0, self.tokensPerRequest > 0 else {
+                throw ValidationError("--concurrency, --pipeline, --devices and --tokens-per-request must be positive")
             }
             guard GorushPushScenario.Platform(rawValue: self.platform) != nil else {
                 throw ValidationError("--platform must be ios or android")
@@ -148,10 +150,12 @@ extension HeraldDev {
         func run<Scenario: LoadScenario>(_ scenario: Scenario, warmup warmupScenario: Scenario? = nil) async throws {
             let mode: LoadGenerator.Mode = self.rate.map { .open(rate: $0) } ?? .closed
             if self.warmup > 0 {
-                let warm = LoadGenerator(baseURL: self.url, mode: mode, duration: .seconds(self.warmup), concurrency: self.concurrency, bearerToken: self.bearerToken)
+                var warm = LoadGenerator(baseURL: self.url, mode: mode, duration: .seconds(self.warmup), concurrency: self.concurrency, bearerToken: self.bearerToken)
+                warm.pipelining = self.pipeline
                 _ = try await warm.run(warmupScenario ?? scenario)
             }
-            let generator = LoadGenerator(baseURL: self.url, mode: mode, duration: .seconds(self.duration), concurrency: self.concurrency, bearerToken: self.bearerToken)
+            var generator = LoadGenerator(baseURL: self.url, mode: mode, duration: .seconds(self.duration), concurrency: self.concurrency, bearerToken: self.bearerToken)
+            generator.pipelining = self.pipeline
             let result = try await generator.run(scenario)
             print(result.summary)
             if let output = self.output {

@@ -5,6 +5,9 @@
 #
 #   ceiling   h2load → nghttpd, 1 and 4 connections (what C to C does here)
 #   peer      aioapns → nghttpd (Python's APNs client)
+#   generator herald-dev bench (Herald's lean HTTP/1.1 load generator) and h2load --h1, each
+#             driving Herald at 1 token a request: the generators' own CPU per request; then
+#             herald-dev bench open loop at half the 1-token rate, for the latency percentiles
 #   Herald    h2load --h1 → POST /api/push → Herald → nghttpd, 1 and 10 tokens a request, to
 #             APNs and to FCM (nghttpd answers FCM's send path and, for the OAuth token, the
 #             service account's token_uri, from files)
@@ -23,11 +26,12 @@ cd "$(dirname "$0")/../.."
 count=${1:-200000}
 api_connections=${2:-64}
 bin=${BENCH_BIN:-.build-release/release/herald}
+dev_bin=${BENCH_DEV_BIN:-.build-release/release/herald-dev}
 sink_port=${BENCH_SINK_PORT:-19500}
 api_port=${BENCH_API_PORT:-19580}
-[ -x "$bin" ] || { echo "needs $bin (swift build -c release --scratch-path .build-release --product herald)" >&2; exit 1; }
-if ! command -v nghttpd >/dev/null || ! command -v h2load >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q nghttp2-server nghttp2-client >/dev/null
+[ -x "$bin" ] && [ -x "$dev_bin" ] || { echo "needs $bin and $dev_bin (swift build -c release --scratch-path .build-release)" >&2; exit 1; }
+if ! command -v nghttpd >/dev/null || ! command -v h2load >/dev/null || [ ! -x /usr/bin/time ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q nghttp2-server nghttp2-client time >/dev/null
 fi
 if [ ! -x .bench-venv/bin/python ] || ! .bench-venv/bin/python -c "import aioapns" 2>/dev/null; then
     python3 -m venv .bench-venv
@@ -55,6 +59,8 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyou
 openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt > "$work/provider.p8"
 mkdir -p "$work/htdocs/3/device"
 tokens=()
+# Token 0 too: herald-dev bench --devices 10 sends tokens 0 to 9.
+: > "$work/htdocs/3/device/$(printf '%064x' 0)"
 for i in $(seq 1 10); do
     token=$(printf '%064x' "$i")
     tokens+=("$token")
@@ -125,6 +131,9 @@ EOF
 herald_pid=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 
+field() { echo "$1" | sed -n "s/.*: \([0-9.]*\) notifications\/s.*/\1/p"; }
+herald_cpu() { echo "$1" | sed -n 's/.*Herald \([0-9.]*\) µs.*/\1/p'; }
+sink_cpu() { echo "$1" | sed -n 's/.*nghttpd \([0-9.]*\) µs.*/\1/p'; }
 run_herald() {
     local per_request=$1 platform=${2:-1}
     local list requests before_h after_h before_s after_s out seconds notifications
@@ -152,15 +161,35 @@ herald10=$(run_herald 10); echo "$herald10"
 # A delivery that failed would be a gorush failed-push entry; the sink must have seen them all.
 grep -q '"logs":\[\]' <(curl -s -d @"$work/push-1.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push") ||
     echo "warning: a push through Herald did not come back clean" >&2
+# The generators' own CPU per request (user + system from /usr/bin/time), each driving Herald
+# with 64 connections at 1 token a request, and Herald's while each drives it.
+seconds_of() { awk '/^cpu / { print $2 + $3 }' "$1"; }
+requests=$count
+/usr/bin/time -f 'cpu %U %S' -o "$work/h2load.time" h2load --h1 -n "$requests" -c 64 -d "$work/push-1.json" -H "content-type: application/json" \
+    "http://127.0.0.1:$api_port/api/push" > "$work/h2load.out" 2>&1
+h2load_us=$(awk -v s="$(seconds_of "$work/h2load.time")" -v n="$requests" 'BEGIN { printf "%.1f", s * 1e6 / n }')
+before_h=$(cpu "$herald_pid")
+/usr/bin/time -f 'cpu %U %S' -o "$work/bench.time" "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency 64 \
+    --duration 8 --warmup 0 --devices 10 --topic im.herald.bench > "$work/bench.out" 2>&1
+after_h=$(cpu "$herald_pid")
+bench_requests=$(awk '/requests in/ { print $(NF-4) }' "$work/bench.out")
+bench_rate=$(awk '/requests\/s,/ { print $1 }' "$work/bench.out")
+# Without a warm-up the process's CPU is the run's (and its start, a few milliseconds).
+bench_us=$(awk -v s="$(seconds_of "$work/bench.time")" -v n="$bench_requests" 'BEGIN { printf "%.1f", s * 1e6 / n }')
+generator="generators, 64 connections, 1 token a request: h2load $h2load_us µs CPU/request; herald-dev bench $bench_us µs CPU/request ($bench_rate requests/s, Herald $(per_notification "$before_h" "$after_h" "$bench_requests") µs)"
+echo "$generator"
+half=$(awk -v r="$(field "$herald1" 2>/dev/null || true)" 'BEGIN { printf "%d", r / 2 }')
+"$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency 256 --rate "$half" --duration 10 --warmup 1 --devices 10 \
+    --topic im.herald.bench > "$work/open.out" 2>&1
+latency="herald-dev bench open loop at $half/s (half the 1-token rate): $(grep -o 'p50.*' "$work/open.out" | head -1); $(grep -o 'succeeded.*' "$work/open.out")"
+echo "$latency"
 fcm1=$(run_herald 1 2); echo "$fcm1"
 fcm10=$(run_herald 10 2); echo "$fcm10"
 grep -q '"logs":\[\]' <(curl -s -d @"$work/push-10.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push") ||
     echo "warning: an FCM push through Herald did not come back clean" >&2
 
-field() { echo "$1" | sed -n "s/.*: \([0-9.]*\) notifications\/s.*/\1/p"; }
-herald_cpu() { echo "$1" | sed -n 's/.*Herald \([0-9.]*\) µs.*/\1/p'; }
-sink_cpu() { echo "$1" | sed -n 's/.*nghttpd \([0-9.]*\) µs.*/\1/p'; }
 echo "summary: ceiling $(field "$ceiling1")/$(field "$ceiling4")/s (nghttpd $(sink_cpu "$ceiling1") µs); aioapns ${peer_rate:-?}/s;" \
     "Herald 1 token $(field "$herald1")/s at $(herald_cpu "$herald1") µs (nghttpd $(sink_cpu "$herald1") µs);" \
     "10 tokens $(field "$herald10")/s at $(herald_cpu "$herald10") µs (nghttpd $(sink_cpu "$herald10") µs);" \
-    "FCM 1 token $(field "$fcm1")/s at $(herald_cpu "$fcm1") µs, 10 tokens $(field "$fcm10")/s at $(herald_cpu "$fcm10") µs"
+    "FCM 1 token $(field "$fcm1")/s at $(herald_cpu "$fcm1") µs, 10 tokens $(field "$fcm10")/s at $(herald_cpu "$fcm10") µs;" \
+    "generators h2load $h2load_us µs, herald-dev bench $bench_us µs a request; p99 at half rate $(grep -o 'p99 [0-9.]*' "$work/open.out" | head -1 | cut -d' ' -f2) ms"
