@@ -20,6 +20,14 @@ public final class DeliveryMetrics: Sendable {
 
     private let factory: any MetricsFactory
     private let counters = NIOLockedValueBox<[[String]: Counter]>([:])
+    /// Every push records one of these; a key of four strings, not an array built per push.
+    private struct PushKey: Hashable {
+        var provider: String
+        var app: String
+        var result: String
+        var reason: String
+    }
+    private let pushCounters = NIOLockedValueBox<[PushKey: Counter]>([:])
     private let timers = NIOLockedValueBox<[String: Metrics.Timer]>([:])
 
     public init(factory: any MetricsFactory) {
@@ -28,7 +36,18 @@ public final class DeliveryMetrics: Sendable {
 
     /// One finished push: its result, reason and how long it took over all attempts.
     public func record(provider: String, app: String, outcome: DeliveryOutcome, duration: Duration) {
-        self.counter(Self.pushes, ["provider": provider, "app": app, "result": outcome.result, "reason": Self.reasonLabel(outcome)]).increment()
+        let key = PushKey(provider: provider, app: app, result: outcome.result, reason: Self.reasonLabel(outcome))
+        let counter = self.pushCounters.withLockedValue { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: Self.pushes,
+                dimensions: [("provider", key.provider), ("app", key.app), ("result", key.result), ("reason", key.reason)],
+                factory: self.factory
+            )
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
         let timer = self.timers.withLockedValue { timers in
             if let timer = timers[provider] { return timer }
             let timer = Metrics.Timer(label: Self.latency, dimensions: [("provider", provider)], preferredDisplayUnit: .seconds, factory: self.factory)
