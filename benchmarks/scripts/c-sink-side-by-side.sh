@@ -79,7 +79,10 @@ print(json.dumps({"type": "service_account", "project_id": "bench", "private_key
     "private_key": open(sys.argv[1]).read(), "client_email": "bench@bench.iam.gserviceaccount.com",
     "token_uri": "https://127.0.0.1:%s/token" % sys.argv[2]}))
 PY
-nghttpd -d "$work/htdocs" "$sink_port" "$work/sink.key" "$work/sink.pem" > "$work/sink.log" 2>&1 &
+# 1,000 concurrent streams a connection, what APNs typically allows once a connection has
+# authenticated (apns.md §5); nghttpd's default of 100 would queue most of the 10-token run's
+# 640 pushes in Herald.
+nghttpd -m 1000 -d "$work/htdocs" "$sink_port" "$work/sink.key" "$work/sink.pem" > "$work/sink.log" 2>&1 &
 sink_pid=$!
 sleep 0.5
 echo '{"aps":{"alert":"benchmark"}}' > "$work/apns.json"
