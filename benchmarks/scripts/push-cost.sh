@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Herald's CPU per request for one kind of request at a time, for A/B comparisons of two builds
+# (run them alternately: BENCH_BIN=/tmp/herald-a …, BENCH_BIN=/tmp/herald-b …, and again).
+# A fresh node delivers to nghttpd (TLS, one file per device token); h2load --h1 drives it with
+# 64 connections; each row gives requests/s and the CPU per request of Herald and of the sink
+# (utime + stime from /proc/PID/stat over the run).
+#
+#   MODES="get none one ten" benchmarks/scripts/push-cost.sh [requests]
+#
+#   get     GET /healthz: Hummingbird's floor
+#   none    POST /api/push with an empty list: the floor of a gorush request
+#   one     POST /api/push, 1 token; ten: 10 tokens (CPU per request: divide by 10)
+#   lat     closed loops of 4 and 16 connections with h2load's per-request log: p50/p90/p99
+#   perf    perf record -g of Herald during a 1-token run (perf.data in $BENCH_PERF_DIR)
+#   gentime herald-dev bench gorush-push against the node: the generator's CPU per request
+#   open    herald-dev bench open loop at $RATE requests/s ($GEN_ARGS are added)
+#
+# SINK_ARGS are nghttpd's (e.g. "-m 1000" for APNs' usual stream limit).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin=${BENCH_BIN:-.build-release/release/herald}
+dev_bin=${BENCH_DEV_BIN:-.build-release/release/herald-dev}
+perf_dir=${BENCH_PERF_DIR:-.}
+count=${1:-100000}
+work=$(mktemp -d)
+sink_port=${BENCH_SINK_PORT:-19501}; api_port=${BENCH_API_PORT:-19581}
+cleanup() { kill "${herald_pid:-}" "${sink_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+hz=$(getconf CLK_TCK)
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+per() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$hz" 'BEGIN { printf "%.1f", (b - a) / hz * 1e6 / n }'; }
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/sink.key" -out "$work/sink.pem" -days 2 -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
+openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt > "$work/provider.p8"
+mkdir -p "$work/htdocs/3/device"; token=$(printf '%064x' 1); list=""; for i in $(seq 1 10); do t=$(printf '%064x' $i); : > "$work/htdocs/3/device/$t"; list="$list\"$t\","; done
+nghttpd ${SINK_ARGS:-} -d "$work/htdocs" "$sink_port" "$work/sink.key" "$work/sink.pem" > "$work/sink.log" 2>&1 & sink_pid=$!
+cat > "$work/herald.yaml" <<Y
+server:
+  host: 127.0.0.1
+  port: $api_port
+store:
+  path: $work/data
+log:
+  level: warning
+apps:
+  bench:
+    apns:
+      key-file: $work/provider.p8
+      key-id: BENCHKEY01
+      team-id: BENCHTEAM1
+      topic: im.herald.bench
+      host: 127.0.0.1
+      port: $sink_port
+      ca-file: $work/sink.pem
+Y
+"$bin" serve --config "$work/herald.yaml" > "$work/herald.log" 2>&1 & herald_pid=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+printf '{"notifications":[{"platform":1,"tokens":["%s"],"message":"benchmark","topic":"im.herald.bench"}]}' "$token" > "$work/one.json"
+printf '{"notifications":[]}' > "$work/none.json"
+printf '{"notifications":[{"platform":1,"tokens":[%s],"message":"benchmark","topic":"im.herald.bench"}]}' "${list%,}" > "$work/ten.json"
+row() { # name method-args...
+  local name=$1; shift
+  h2load --h1 -n 2000 -c 64 "$@" >/dev/null 2>&1
+  local b=$(cpu $herald_pid) bs=$(cpu $sink_pid)
+  local out=$(h2load --h1 -n "$count" -c 64 "$@" 2>&1)
+  local a=$(cpu $herald_pid) as=$(cpu $sink_pid)
+  echo "$name: $(echo "$out" | grep -o '[0-9.,]* req/s') herald $(per $b $a $count) µs/req sink $(per $bs $as $count)"
+}
+for m in ${MODES:-get none one}; do
+case $m in
+get) row "GET /healthz" "http://127.0.0.1:$api_port/healthz";;
+stat) row "GET /api/stat/app" "http://127.0.0.1:$api_port/api/stat/app";;
+none) row "POST empty" -d "$work/none.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
+ten) row "POST 10 tokens (per request)" -d "$work/ten.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
+one) row "POST 1 token" -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
+lat) for c in ${LAT_CONNS:-4 16}; do h2load --h1 -n 2000 -c $c -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1; out=$(h2load --h1 -n 40000 -c $c --log-file=$work/lat.log -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" 2>&1); echo "lat c=$c $(echo "$out" | grep -o '[0-9.,]* req/s') $(sort -n -k3 $work/lat.log | awk '{a[NR]=$3} END {printf "p50 %d p90 %d p99 %d max %d us", a[int(NR*0.5)], a[int(NR*0.9)], a[int(NR*0.99)], a[NR]}')"; done;;
+gentime) : > "$work/htdocs/3/device/$(printf '%064x' 0)"; /usr/bin/time -f 'cpu %U %S' -o $work/gen.time "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency 64 --duration 8 --warmup 0 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} > $work/gen.out 2>&1; n=$(awk '/requests in/ { print $(NF-4) }' $work/gen.out); awk -v n=$n '/^cpu/ { printf "generator %d requests, %.1f us CPU/request\n", n, ($2+$3)*1e6/n }' $work/gen.time;;
+h2time) /usr/bin/time -f 'cpu %U %S %e' -o $work/h.time h2load --h1 -n $count -c 64 -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" > $work/h.out 2>&1; grep -E "finished in" $work/h.out; cat $work/h.time;;
+open) : > "$work/htdocs/3/device/$(printf '%064x' 0)"; "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency ${CONC:-256} --rate ${RATE:-10000} --duration 10 --warmup 1 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} 2>&1 | tail -4;;
+perf) (h2load --h1 -n $((count*3)) -c 64 -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1 &) ; sleep 2; perf record -F 999 -g -o "$perf_dir/perf.data" -p $herald_pid -- sleep 8 2>/dev/null >/dev/null; sleep 5;;
+esac
+done
