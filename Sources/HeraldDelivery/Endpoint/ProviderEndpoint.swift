@@ -132,9 +132,10 @@ public actor ProviderEndpoint {
     }
 
     /// Attempts until an outcome, the attempt limit or the deadline.
-    /// `first` is the first attempt when `send(all:)` made it.
-    private nonisolated func deliver(_ request: some ProviderRequest, deadline budget: Duration, first: FirstAttempt? = nil) async -> DeliveryOutcome {
-        let deadline = (first?.startedAt ?? self.clock.now) + budget
+    /// `first` is the first attempt when `send(all:)` made it; `since` is when the request was
+    /// admitted, now by default.
+    private nonisolated func deliver(_ request: some ProviderRequest, deadline budget: Duration, since start: DeliveryClock.Instant? = nil, first: FirstAttempt? = nil) async -> DeliveryOutcome {
+        let deadline = (start ?? self.clock.now) + budget
         var attempt = 0
         var lastReason = "no attempt"
         var refreshedCredentials = false
@@ -239,7 +240,6 @@ public actor ProviderEndpoint {
         var decision: ProviderDecision
         var connection: HTTP2Connection
         var authorization: String?
-        var startedAt: DeliveryClock.Instant
     }
 
     /// Delivers several requests, as `send` does each. Their first attempts leave together on one
@@ -259,7 +259,10 @@ public actor ProviderEndpoint {
         }
         defer { self.fast.admitted.subtract(admitted.count, ordering: .relaxed) }
         let budgets = requests.map { min($0.deadline ?? self.configuration.deadline, self.configuration.deadline) }
-        var firsts = [FirstAttempt?](repeating: nil, count: requests.count)
+        let startedAt = self.clock.now
+        // The first attempts of those that find a free stream now, on one connection.
+        var batch: (connection: HTTP2Connection, authorization: String?, slots: [Int], futures: [EventLoopFuture<HTTP2Response>])?
+        var unsent = admitted
         if admitted.count > 1, let connection = self.freeConnection() {
             var authorization: String?
             var ready = true
@@ -267,7 +270,6 @@ public actor ProviderEndpoint {
                 do { authorization = try await credentials.authorization() } catch { ready = false }
             }
             if ready {
-                let startedAt = self.clock.now
                 let futures = connection.start(
                     admitted.map { index in
                         (
@@ -277,39 +279,49 @@ public actor ProviderEndpoint {
                         )
                     }
                 )
-                let sent = futures.compactMap { $0 }
-                let answers = sent.isEmpty ? [] : (try? await EventLoopFuture.whenAllComplete(sent, on: connection.eventLoop).get()) ?? []
-                var next = answers.makeIterator()
-                for (index, future) in zip(admitted, futures) where future != nil {
-                    guard let answer = next.next() else { break }
+                var slots: [Int] = []
+                unsent = []
+                for (index, future) in zip(admitted, futures) {
+                    if future == nil { unsent.append(index) } else { slots.append(index) }
+                }
+                batch = (connection, authorization, slots, futures.compactMap { $0 })
+            }
+        }
+        if batch == nil, unsent.count == 1, let index = unsent.first {
+            results[index] = .success(await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt))
+            return results.map { $0 ?? .failure(self.shuttingDownError) }
+        }
+        let unsentNow = unsent
+        let sentBatch = batch
+        let ended = await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
+            // Those without a free stream take the full path at once: they must not wait for
+            // the batch's answers before they even queue for a stream.
+            for index in unsentNow {
+                group.addTask { (index, await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)) }
+            }
+            var ended: [(Int, DeliveryOutcome)] = []
+            if let sentBatch {
+                // `whenAllComplete` never fails: it gathers every result, in order.
+                let answers = (try? await EventLoopFuture.whenAllComplete(sentBatch.futures, on: sentBatch.connection.eventLoop).get()) ?? []
+                for (position, index) in sentBatch.slots.enumerated() {
                     let decision: ProviderDecision
-                    switch answer {
-                    case .success(let response): decision = requests[index].request.decision(for: response)
-                    case .failure(let error): decision = self.decision(after: error, attempt: 1)
+                    switch position < answers.count ? answers[position] : nil {
+                    case .success(let response)?: decision = requests[index].request.decision(for: response)
+                    case .failure(let error)?: decision = self.decision(after: error, attempt: 1)
+                    case nil: decision = .retry(reason: "no answer gathered", after: nil, then: .none)
                     }
-                    firsts[index] = FirstAttempt(decision: decision, connection: connection, authorization: authorization, startedAt: startedAt)
+                    if case .finish(let outcome) = decision {
+                        ended.append((index, outcome))
+                    } else {
+                        let first = FirstAttempt(decision: decision, connection: sentBatch.connection, authorization: sentBatch.authorization)
+                        group.addTask { (index, await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt, first: first)) }
+                    }
                 }
             }
+            for await outcome in group { ended.append(outcome) }
+            return ended
         }
-        var rest: [Int] = []
-        for index in admitted {
-            if case .finish(let outcome)? = firsts[index]?.decision {
-                results[index] = .success(outcome)
-            } else {
-                rest.append(index)
-            }
-        }
-        if rest.count == 1, let index = rest.first {
-            results[index] = .success(await self.deliver(requests[index].request, deadline: budgets[index], first: firsts[index]))
-        } else if !rest.isEmpty {
-            let firsts = firsts
-            await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
-                for index in rest {
-                    group.addTask { (index, await self.deliver(requests[index].request, deadline: budgets[index], first: firsts[index])) }
-                }
-                for await (index, outcome) in group { results[index] = .success(outcome) }
-            }
-        }
+        for (index, outcome) in ended { results[index] = .success(outcome) }
         return results.map { $0 ?? .failure(self.shuttingDownError) }
     }
 
