@@ -48,6 +48,25 @@ final class LoadConnectionState<Scenario: LoadScenario> {
         self.nextArrival = connection
     }
 
+    /// The run is over and this connection could not be reopened: what it still had to send
+    /// counts as failed, so that every arrival is accounted for.
+    func abandon() {
+        guard !self.isFinished else { return }
+        self.isFinished = true
+        let recorder = self.plan.recorder
+        while self.backlog.popFirst() != nil {
+            recorder.inFlight.subtract(1, ordering: .relaxed)
+            recorder.count(error: "transport")
+        }
+        if case .open(_, let total, let connections, _) = self.plan.schedule {
+            while self.nextArrival < total {
+                self.nextArrival += connections
+                recorder.sent.add(1, ordering: .relaxed)
+                recorder.count(error: "transport")
+            }
+        }
+    }
+
     /// Whether a closed connection is worth reopening: requests are left to send or to wait for.
     /// A connection opened for nothing would only race the server's shutdown.
     var needsConnection: Bool {
@@ -122,6 +141,7 @@ final class LoadConnectionHandler<Scenario: LoadScenario>: ChannelInboundHandler
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.closing = true
         context.close(promise: nil)
     }
 
@@ -135,6 +155,7 @@ final class LoadConnectionHandler<Scenario: LoadScenario>: ChannelInboundHandler
         let now = ContinuousClock.now
         if let oldest = self.state.inFlight.first, now - oldest.sentAt > self.state.plan.requestTimeout {
             while let sent = self.state.inFlight.popFirst() { self.record(sent, error: "timeout", now: now) }
+            self.closing = true
             context.close(promise: nil)
             return
         }
@@ -200,6 +221,7 @@ final class LoadConnectionHandler<Scenario: LoadScenario>: ChannelInboundHandler
     private func finish(context: ChannelHandlerContext) {
         guard !self.state.isFinished else { return }
         self.state.isFinished = true
+        self.closing = true
         context.close(promise: nil)
     }
 }

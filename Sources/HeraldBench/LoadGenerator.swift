@@ -43,7 +43,7 @@ public struct LoadGenerator: Sendable {
     public func run<Scenario: LoadScenario>(_ scenario: Scenario) async throws -> LoadResult {
         let target = try LoadTarget(url: self.baseURL)
         let sslContext = try target.tls ? NIOSSLContext(configuration: .makeClientConfiguration()) : nil
-        let depth = self.pipelining
+        let depth = min(max(self.pipelining, 1), self.concurrency)
         let connections = (self.concurrency + depth - 1) / depth
         let startedAt = Date()
         let start = ContinuousClock.now
@@ -139,11 +139,12 @@ public struct LoadGenerator: Sendable {
                     .get()
                 try await channel.closeFuture.get()
             } catch {
-                recorder.record(latency: .zero, error: "transport", at: ContinuousClock.now)
+                recorder.count(error: "connect_failed")
                 try? await Task.sleep(for: .milliseconds(100))
             }
             let reopen = (try? await loop.submit { state.value.needsConnection }.get()) ?? false
             if !reopen { return }
         }
+        try? await loop.submit { state.value.abandon() }.get()
     }
 }

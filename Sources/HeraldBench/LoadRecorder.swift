@@ -37,6 +37,12 @@ final class LoadRecorder: Sendable {
         }
     }
 
+    /// An error that is no request's answer (a connection that could not be opened, an arrival
+    /// never sent): counted, kept out of the latencies.
+    func count(error: String) {
+        self.state.withLock { $0.errors[error, default: 0] += 1 }
+    }
+
     func snapshot() -> (Histogram<UInt64>, Int, [String: Int], [Int]) {
         self.state.withLock { ($0.histogram, $0.succeeded, $0.errors, $0.perSecond) }
     }

@@ -182,11 +182,14 @@ public struct JSONReader {
         switch self.peek {
         case UInt8(ascii: "{"):
             var pairs: [(String, JSONValue)] = []
+            // Found by hash: a scan per key would make a body of many keys cost quadratic time.
+            var positions: [String: Int] = [:]
             try self.readObject { reader, key throws(JSONReadError) in
                 let value = try reader.readValue()
-                if let existing = pairs.firstIndex(where: { $0.0 == key }) {
+                if let existing = positions[key] {
                     pairs[existing].1 = value
                 } else {
+                    positions[key] = pairs.count
                     pairs.append((key, value))
                 }
             }
@@ -204,6 +207,26 @@ public struct JSONReader {
             return .null
         default:
             return .number(try self.readDouble())
+        }
+    }
+
+    /// Checks and passes over any value, building nothing: for fields the caller ignores.
+    public mutating func skipValue() throws(JSONReadError) {
+        self.skipWhitespace()
+        switch self.peek {
+        case UInt8(ascii: "{"):
+            try self.readObject { reader, _ throws(JSONReadError) in try reader.skipValue() }
+        case UInt8(ascii: "["):
+            try self.readArray { reader throws(JSONReadError) in try reader.skipValue() }
+        case UInt8(ascii: "\""):
+            _ = try self.readString()
+        case UInt8(ascii: "t"), UInt8(ascii: "f"):
+            _ = try self.readBool()
+        case UInt8(ascii: "n"):
+            guard self.readNull() else { throw self.error("a value") }
+        default:
+            let (_, end) = try self.scanNumber()
+            self.index = end
         }
     }
 

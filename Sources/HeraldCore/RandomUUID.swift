@@ -1,21 +1,28 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
 /// Random (version 4) UUIDs as lowercase text, the form APNs' `apns-id` and Herald's push ids
 /// take. Foundation's `UUID()` opens and reads `/dev/urandom` on every call on Linux, which cost a
-/// push on the gorush path three system calls; this takes its 16 bytes from one call of glibc's
-/// `arc4random_buf` and writes the text directly.
+/// push on the gorush path three system calls; this takes its 16 bytes from one `getentropy` and
+/// writes the text directly.
 public enum RandomUUID {
     private static let digits = Array("0123456789abcdef".utf8)
 
     public static func lowercased() -> String {
         var words: (UInt64, UInt64) = (0, 0)
-        // glibc's arc4random_buf (getrandom underneath) cannot fail.
-        withUnsafeMutableBytes(of: &words) { buffer in
-            if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
+        // One getrandom call for both words (glibc 2.25+, musl, Darwin); the standard library's
+        // generator, two calls, if it ever fails.
+        let filled = withUnsafeMutableBytes(of: &words) { buffer in
+            buffer.baseAddress.map { getentropy($0, buffer.count) } ?? -1
+        }
+        if filled != 0 {
+            var generator = SystemRandomNumberGenerator()
+            words = (generator.next(), generator.next())
         }
         return self.lowercased(high: words.0, low: words.1)
     }

@@ -28,7 +28,7 @@ extension GorushPushRequest {
     init(reading reader: inout JSONReader) throws(JSONReadError) {
         try reader.readObject { reader, key throws(JSONReadError) in
             guard key == "notifications" else {
-                _ = try reader.readValue()
+                try reader.skipValue()
                 return
             }
             self.notifications = try reader.readOptional { reader throws(JSONReadError) in
@@ -92,7 +92,7 @@ extension GorushNotification {
             case "fcm_options": self.fcmOptions = try reader.readOptional { r throws(JSONReadError) in try r.readValue() }
             case "condition": self.condition = try reader.readOptional { r throws(JSONReadError) in try r.readString() }
             case "time_to_live": self.timeToLive = try reader.readOptional { r throws(JSONReadError) in try r.readInt64() }
-            default: _ = try reader.readValue()
+            default: try reader.skipValue()
             }
         }
     }

@@ -39,6 +39,34 @@ import Testing
         #expect((try? JSONValue(parsing: [UInt8(ascii: "\""), 0xFF, UInt8(ascii: "\\"), UInt8(ascii: "n"), UInt8(ascii: "\"")])) == nil)
     }
 
+    @Test func skipValuePassesOverAnyValueAndStillChecksIt() throws {
+        func known(_ text: String) throws(JSONReadError) -> Int? {
+            try JSONReader.read(Array(text.utf8)) { reader throws(JSONReadError) in
+                var found: Int?
+                try reader.readObject { reader, key throws(JSONReadError) in
+                    if key == "k" { found = try reader.readInt() } else { try reader.skipValue() }
+                }
+                return found
+            }
+        }
+        #expect(try known(#"{"a":{"b":[1,{"c":null}],"d":"\u00e9"},"e":[true,false,-1.5e3],"k":7}"#) == 7)
+        #expect(throws: JSONReadError.self) { try known(#"{"a":[1,],"k":7}"#) }
+        #expect(throws: JSONReadError.self) { try known(#"{"a":"\x","k":7}"#) }
+    }
+
+    /// Many keys, one of them twice: the last value wins and the order of first appearance stays.
+    @Test func largeObjectsKeepEachKeyOnce() throws {
+        let keys = (0..<20_000).map { "k\($0)" }
+        let text = "{" + keys.map { #""\#($0)":1"# }.joined(separator: ",") + #","k7":2}"#
+        guard case .object(let pairs) = try JSONValue(parsing: Array(text.utf8)) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(pairs.count == 20_000)
+        #expect(pairs[7].0 == "k7" && pairs[7].1 == .number(2))
+        #expect(pairs.last?.0 == "k19999")
+    }
+
     @Test func refusesNestingBeyondTheLimit() {
         let deep = String(repeating: "[", count: JSONReader.maximumDepth + 1) + String(repeating: "]", count: JSONReader.maximumDepth + 1)
         let allowed = String(repeating: "[", count: JSONReader.maximumDepth) + String(repeating: "]", count: JSONReader.maximumDepth)

@@ -257,7 +257,8 @@ public actor ProviderEndpoint {
                 results[index] = .failure(error)
             }
         }
-        defer { self.fast.admitted.subtract(admitted.count, ordering: .relaxed) }
+        // Each request leaves the queue depth as it ends, not when the slowest of the batch does.
+        let settled: @Sendable () -> Void = { [fast = self.fast] in fast.admitted.subtract(1, ordering: .relaxed) }
         let budgets = requests.map { min($0.deadline ?? self.configuration.deadline, self.configuration.deadline) }
         let startedAt = self.clock.now
         // The first attempts of those that find a free stream now, on one connection.
@@ -289,6 +290,7 @@ public actor ProviderEndpoint {
         }
         if batch == nil, unsent.count == 1, let index = unsent.first {
             results[index] = .success(await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt))
+            settled()
             return results.map { $0 ?? .failure(self.shuttingDownError) }
         }
         let unsentNow = unsent
@@ -297,7 +299,10 @@ public actor ProviderEndpoint {
             // Those without a free stream take the full path at once: they must not wait for
             // the batch's answers before they even queue for a stream.
             for index in unsentNow {
-                group.addTask { (index, await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)) }
+                group.addTask {
+                    defer { settled() }
+                    return (index, await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt))
+                }
             }
             var ended: [(Int, DeliveryOutcome)] = []
             if let sentBatch {
@@ -312,9 +317,13 @@ public actor ProviderEndpoint {
                     }
                     if case .finish(let outcome) = decision {
                         ended.append((index, outcome))
+                        settled()
                     } else {
                         let first = FirstAttempt(decision: decision, connection: sentBatch.connection, authorization: sentBatch.authorization)
-                        group.addTask { (index, await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt, first: first)) }
+                        group.addTask {
+                            defer { settled() }
+                            return (index, await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt, first: first))
+                        }
                     }
                 }
             }

@@ -15,7 +15,7 @@ public struct HTTP2ClientPipeline {
         let state = HTTP2ConnectionState(eventLoop: channel.eventLoop)
         self.state = state
         self.streams = try HTTP2Connection.addHTTP2Handlers(to: channel, state: state)
-        state.channelCreated { channel.close(promise: nil) }
+        state.channelCreated { channel.eventLoop.execute { channel.close(promise: nil) } }
     }
 
     /// Opens a stream for one request; `promise` gets the whole answer. `false`, and the promise

@@ -105,7 +105,10 @@ public final class HTTP2Connection: Sendable {
                 throw error
             }
             let channel = negotiated.0
-            state.channelCreated { channel.close(promise: nil) }
+            // Deferred to its own turn of the loop: the last permit given back after a GOAWAY can
+            // be given back from inside the pipeline (a stream's answer completing), and closing
+            // there would run channelInactive in the middle of NIOHTTP2Handler's read.
+            state.channelCreated { channel.eventLoop.execute { channel.close(promise: nil) } }
             let connection = HTTP2Connection(channel: channel, streams: negotiated.1, state: state, authority: configuration.authority)
             if let interval = configuration.pingInterval { connection.startPinging(every: interval) }
             return connection

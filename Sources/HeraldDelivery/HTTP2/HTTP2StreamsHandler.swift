@@ -189,7 +189,8 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler {
         guard let pending = self.streams.removeValue(forKey: id) else { return }
         self.dropAnsweredDeadlines()
         guard let status = pending.status else {
-            pending.promise.fail(StreamEnded.closed)
+            // An answer without `:status` is a malformed stream, not a dead connection.
+            pending.promise.fail(StreamEnded.reset(.protocolError))
             return
         }
         // Not reset: the stream closes by itself once our END_STREAM is out too. Resetting it
@@ -234,7 +235,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler {
         }
         self.deadlines = kept
         for id in expired { self.reset(id, context: context, ending: .timedOut) }
-        if let earliest { self.armDeadlineTimer(for: earliest, context: context) }
+        if self.isOpen, let earliest { self.armDeadlineTimer(for: earliest, context: context) }
     }
 
     /// Answers mostly come in the order the streams were opened: the front of `deadlines` is
