@@ -120,18 +120,16 @@ public struct DeliveryPool: Sendable {
 
     /// One provider's share of `send(all:)`, recorded as `deliver` records a push.
     private func send(batch slots: [Int], of notifications: [PushNotification], appID: String, provider: any PushProvider) async -> [(Int, Result<DeliveryOutcome, DeliveryError>)] {
-        let start = ContinuousClock.now
         let sent = await provider.send(all: slots.map { notifications[$0] })
-        let duration = ContinuousClock.now - start
         var ended: [(Int, Result<DeliveryOutcome, DeliveryError>)] = []
-        for (index, result) in zip(slots, sent) {
-            switch result {
+        for (index, ending) in zip(slots, sent) {
+            switch ending.result {
             case .success(let outcome):
-                await self.finished(notifications[index], appID: appID, provider: provider, outcome: outcome, duration: duration)
+                await self.finished(notifications[index], appID: appID, provider: provider, outcome: outcome, duration: ending.duration)
             case .failure:
                 self.metrics.recordOverloaded(provider: provider.name, app: appID)
             }
-            ended.append((index, result))
+            ended.append((index, ending.result))
         }
         return ended
     }

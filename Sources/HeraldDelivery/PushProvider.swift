@@ -18,7 +18,7 @@ public protocol PushProvider: Sendable {
     func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome
     /// Delivers every notification as `send` does, in order; a `DeliveryError` where one was not
     /// admitted. A provider may send them together for less than a task each.
-    func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, DeliveryError>]
+    func send(all notifications: [PushNotification]) async -> [PushEnding]
     /// Notifications admitted and not yet finished.
     var queueDepth: Int { get async }
     /// Connections open now.
@@ -37,20 +37,22 @@ extension PushProvider {
     public func serves(topic: String) -> Bool { false }
 
     /// A task each.
-    public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, DeliveryError>] {
-        await withTaskGroup(of: (Int, Result<DeliveryOutcome, DeliveryError>).self) { group in
+    public func send(all notifications: [PushNotification]) async -> [PushEnding] {
+        await withTaskGroup(of: (Int, PushEnding).self) { group in
             for (index, notification) in notifications.enumerated() {
                 group.addTask {
+                    let start = ContinuousClock.now
                     do throws(DeliveryError) {
-                        return (index, .success(try await self.send(notification)))
+                        let outcome = try await self.send(notification)
+                        return (index, PushEnding(.success(outcome), duration: ContinuousClock.now - start))
                     } catch {
-                        return (index, .failure(error))
+                        return (index, PushEnding(.failure(error), duration: ContinuousClock.now - start))
                     }
                 }
             }
-            var results = [Result<DeliveryOutcome, DeliveryError>](repeating: .failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))), count: notifications.count)
-            for await (index, result) in group { results[index] = result }
-            return results
+            var endings = [PushEnding](repeating: PushEnding(.failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))), duration: .zero), count: notifications.count)
+            for await (index, ending) in group { endings[index] = ending }
+            return endings
         }
     }
 }

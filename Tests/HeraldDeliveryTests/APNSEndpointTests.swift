@@ -88,7 +88,7 @@ import Testing
             var notifications = tokens.map { MockAPNSHarness.notification(token: $0) }
             notifications[3].device.token = "not hex"
             let results = await endpoint.send(all: notifications)
-            let outcomes = try results.map { try $0.get() }
+            let outcomes = try results.map { try $0.result.get() }
             #expect(outcomes.count == 8)
             #expect(outcomes[1].result == "dead_token")
             #expect(outcomes[2].failure?.detail == "DeviceTokenNotForTopic")
@@ -99,6 +99,32 @@ import Testing
             let delivered = Set(harness.mock.accepted.map(\.token))
             #expect(delivered.isSuperset(of: [0, 4, 5, 6, 7].map { tokens[$0] }))
             #expect(harness.mock.requestCount == 1 + 7 + 1, "one retry after the server error, nothing for the malformed token")
+            #expect(await endpoint.queueDepth == 0)
+            await endpoint.shutdown()
+        }
+    }
+
+    /// A push of a batch that waits out a back-off holds only its own place in the queue, and
+    /// the others are counted out as they end.
+    @Test func sendAllSettlesTheQueueDepthPerRequest() async throws {
+        try await MockAPNSHarness.with { harness in
+            let clock = TestClock()
+            let endpoint = endpoint(harness, clock: clock)
+            #expect(try await endpoint.send(MockAPNSHarness.notification()) == .delivered, "the connection is open")
+            harness.mock.failNext(1, status: 429, reason: "TooManyRequests", retryAfterSeconds: 5)
+            let notifications = (0..<6).map { MockAPNSHarness.notification(token: String(format: "%064x", 0xC0 + $0)) }
+            let batch = Task { await endpoint.send(all: notifications) }
+            try await clock.waitForSleepers(1)
+            // The others settle as their answers are read, maybe just after the sleeper appears.
+            var depth = await endpoint.queueDepth
+            for _ in 0..<200 where depth != 1 {
+                try await Task.sleep(for: .milliseconds(10))
+                depth = await endpoint.queueDepth
+            }
+            #expect(depth == 1, "five ended; one waits for its retry")
+            clock.advance(by: .seconds(5))
+            let endings = await batch.value
+            #expect(try endings.map { try $0.result.get() } == Array(repeating: .delivered, count: 6))
             #expect(await endpoint.queueDepth == 0)
             await endpoint.shutdown()
         }

@@ -69,8 +69,8 @@ public struct APNSEndpoint: Sendable {
     }
 
     /// Delivers each notification as `send` does; first attempts leave together.
-    public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, DeliveryError>] {
-        var results = [Result<DeliveryOutcome, DeliveryError>?](repeating: nil, count: notifications.count)
+    public func send(all notifications: [PushNotification]) async -> [PushEnding] {
+        var results = [PushEnding?](repeating: nil, count: notifications.count)
         var requests: [(request: APNSRequest, deadline: Duration?)] = []
         var slots: [Int] = []
         for (index, notification) in notifications.enumerated() {
@@ -78,11 +78,11 @@ public struct APNSEndpoint: Sendable {
                 requests.append((try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic), notification.deadline))
                 slots.append(index)
             } catch {
-                results[index] = .success(error.outcome)
+                results[index] = PushEnding(.success(error.outcome), duration: .zero)
             }
         }
         for (index, result) in zip(slots, await self.endpoint.send(all: requests)) { results[index] = result }
-        return results.map { $0 ?? .failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))) }
+        return results.map { $0 ?? PushEnding(.failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))), duration: .zero) }
     }
 
     /// Closes every connection; later `send` calls are refused.

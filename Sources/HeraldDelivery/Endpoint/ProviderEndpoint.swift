@@ -245,8 +245,9 @@ public actor ProviderEndpoint {
     /// Delivers several requests, as `send` does each. Their first attempts leave together on one
     /// connection with free streams and are awaited together, without a task each; only those
     /// that need more (a retry, no free stream) take `deliver`'s path, in a task each.
-    public nonisolated func send<Request: ProviderRequest>(all requests: [(request: Request, deadline: Duration?)]) async -> [Result<DeliveryOutcome, DeliveryError>] {
-        var results = [Result<DeliveryOutcome, DeliveryError>?](repeating: nil, count: requests.count)
+    public nonisolated func send<Request: ProviderRequest>(all requests: [(request: Request, deadline: Duration?)]) async -> [PushEnding] {
+        let began = ContinuousClock.now
+        var results = [PushEnding?](repeating: nil, count: requests.count)
         var admitted: [Int] = []
         admitted.reserveCapacity(requests.count)
         for index in requests.indices {
@@ -254,11 +255,15 @@ public actor ProviderEndpoint {
                 try self.admit()
                 admitted.append(index)
             } catch {
-                results[index] = .failure(error)
+                results[index] = PushEnding(.failure(error), duration: .zero)
             }
         }
-        // Each request leaves the queue depth as it ends, not when the slowest of the batch does.
-        let settled: @Sendable () -> Void = { [fast = self.fast] in fast.admitted.subtract(1, ordering: .relaxed) }
+        // Each request leaves the queue depth as it ends, not when the slowest of the batch does,
+        // and is timed to its own end.
+        let settled: @Sendable () -> Duration = { [fast = self.fast] in
+            fast.admitted.subtract(1, ordering: .relaxed)
+            return ContinuousClock.now - began
+        }
         let budgets = requests.map { min($0.deadline ?? self.configuration.deadline, self.configuration.deadline) }
         let startedAt = self.clock.now
         // The first attempts of those that find a free stream now, on one connection.
@@ -289,22 +294,22 @@ public actor ProviderEndpoint {
             }
         }
         if batch == nil, unsent.count == 1, let index = unsent.first {
-            results[index] = .success(await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt))
-            settled()
-            return results.map { $0 ?? .failure(self.shuttingDownError) }
+            let outcome = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)
+            results[index] = PushEnding(.success(outcome), duration: settled())
+            return results.map { $0 ?? PushEnding(.failure(self.shuttingDownError), duration: .zero) }
         }
         let unsentNow = unsent
         let sentBatch = batch
-        let ended = await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
+        let ended = await withTaskGroup(of: (Int, PushEnding).self) { group in
             // Those without a free stream take the full path at once: they must not wait for
             // the batch's answers before they even queue for a stream.
             for index in unsentNow {
                 group.addTask {
-                    defer { settled() }
-                    return (index, await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt))
+                    let outcome = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)
+                    return (index, PushEnding(.success(outcome), duration: settled()))
                 }
             }
-            var ended: [(Int, DeliveryOutcome)] = []
+            var ended: [(Int, PushEnding)] = []
             if let sentBatch {
                 // `whenAllComplete` never fails: it gathers every result, in order.
                 let answers = (try? await EventLoopFuture.whenAllComplete(sentBatch.futures, on: sentBatch.connection.eventLoop).get()) ?? []
@@ -316,13 +321,12 @@ public actor ProviderEndpoint {
                     case nil: decision = .retry(reason: "no answer gathered", after: nil, then: .none)
                     }
                     if case .finish(let outcome) = decision {
-                        ended.append((index, outcome))
-                        settled()
+                        ended.append((index, PushEnding(.success(outcome), duration: settled())))
                     } else {
                         let first = FirstAttempt(decision: decision, connection: sentBatch.connection, authorization: sentBatch.authorization)
                         group.addTask {
-                            defer { settled() }
-                            return (index, await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt, first: first))
+                            let outcome = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt, first: first)
+                            return (index, PushEnding(.success(outcome), duration: settled()))
                         }
                     }
                 }
@@ -330,8 +334,8 @@ public actor ProviderEndpoint {
             for await outcome in group { ended.append(outcome) }
             return ended
         }
-        for (index, outcome) in ended { results[index] = .success(outcome) }
-        return results.map { $0 ?? .failure(self.shuttingDownError) }
+        for (index, ending) in ended { results[index] = ending }
+        return results.map { $0 ?? PushEnding(.failure(self.shuttingDownError), duration: .zero) }
     }
 
     /// An open connection with a free stream, preferring the one on this task's event loop;
