@@ -1,6 +1,6 @@
 import Foundation
 import Histogram
-import NIOCore
+public import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
@@ -31,6 +31,8 @@ public struct LoadGenerator: Sendable {
     /// Requests in flight on one keep-alive connection (HTTP/1.1 pipelining above 1);
     /// `concurrency` of them make `concurrency / pipelining` connections.
     public var pipelining: Int = 1
+    /// The event loops the connections run on.
+    public var group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
     public init(baseURL: String, mode: Mode, duration: Duration, concurrency: Int, bearerToken: String? = nil) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -68,7 +70,7 @@ public struct LoadGenerator: Sendable {
         // A connection that cannot be reopened gives up once the run and a request timeout are over.
         let giveUpAt = start + self.duration + self.requestTimeout
         await withDiscardingTaskGroup { group in
-            let loops = MultiThreadedEventLoopGroup.singleton
+            let loops = self.group
             for connection in 0..<connections {
                 let loop = loops.next()
                 let state = NIOLoopBoundBox.makeBoxSendingValue(LoadConnectionState(plan: plan, connection: connection), eventLoop: loop)

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldBench
 import Hummingbird
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -51,6 +52,8 @@ import Testing
     static func stop(_ server: Task<Void, any Error>) async {
         try? await Task.sleep(for: .milliseconds(200))
         server.cancel()
+        // Ended before its event loops may go.
+        _ = await server.result
     }
 
     @Test func closedLoopCountsEverySuccessAndFailure() async throws {
@@ -97,6 +100,9 @@ import Testing
     /// A server that closes each connection after its answer: the one connection of the run is
     /// reopened for each request, and every request is answered.
     @Test func aClosedConnectionIsReopened() async throws {
+        // Event loops of its own, server and generator: on the shared loops a request of this
+        // test could wait seconds behind the rest of the suite, and the run would end first.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let served = Served()
         let router = Router()
         router.post("/base/api/push") { request, _ -> Response in
@@ -105,7 +111,12 @@ import Testing
             return Response(status: .ok, headers: [.connection: "close"], body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"counts":1,"logs":[],"success":"ok"}"#)))
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
+            eventLoopGroupProvider: .shared(group)
+        )
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         var port = 0
         for await bound in ports {
@@ -113,8 +124,11 @@ import Testing
             break
         }
         let scenario = GorushPushScenario(devices: 10, tokensPerRequest: 1, payloadSize: 64, platform: .ios)
-        let result = try await LoadGenerator(baseURL: "http://127.0.0.1:\(port)/base/", mode: .closed, duration: .seconds(3), concurrency: 1).run(scenario)
+        var generator = LoadGenerator(baseURL: "http://127.0.0.1:\(port)/base/", mode: .closed, duration: .seconds(3), concurrency: 1)
+        generator.group = group
+        let result = try await generator.run(scenario)
         await Self.stop(server)
+        try await group.shutdownGracefully()
         #expect(served.value >= 2, "the one connection was reopened")
         #expect(result.succeeded == served.value)
         #expect(result.errors.isEmpty, "\(result.errors)")

@@ -54,37 +54,12 @@ per_notification() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$ticks_per_second"
 rate() { awk '/finished in/ { for (i = 1; i <= NF; i++) if ($i ~ /req\/s/) { v = $(i - 1); gsub(",", "", v); print v } }'; }
 succeeded() { awk '/^requests:/ { for (i = 1; i <= NF; i++) if ($i == "succeeded,") print $(i - 1) }'; }
 
-# The sink: a certificate for localhost and 127.0.0.1, one file per device token.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/sink.key" -out "$work/sink.pem" \
-    -days 2 -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
-openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt > "$work/provider.p8"
-mkdir -p "$work/htdocs/3/device"
-tokens=()
-# Token 0 too: herald-dev bench --devices 10 sends tokens 0 to 9.
-: > "$work/htdocs/3/device/$(printf '%064x' 0)"
-for i in $(seq 1 10); do
-    token=$(printf '%064x' "$i")
-    tokens+=("$token")
-    : > "$work/htdocs/3/device/$token"
-done
-# FCM: the send path answers 200 with a message name; the token endpoint (AsyncHTTPClient, HTTP/2
-# over TLS) answers an access token to the service account's assertion.
-mkdir -p "$work/htdocs/v1/projects/bench"
-echo '{"name":"projects/bench/messages/0:1"}' > "$work/htdocs/v1/projects/bench/messages:send"
-echo '{"access_token":"ya29.bench","expires_in":3600,"token_type":"Bearer"}' > "$work/htdocs/token"
-openssl genrsa 2048 2>/dev/null | openssl pkcs8 -topk8 -nocrypt > "$work/fcm.key"
-python3 - "$work/fcm.key" "$sink_port" > "$work/service-account.json" <<'PY'
-import json, sys
-print(json.dumps({"type": "service_account", "project_id": "bench", "private_key_id": "bench1",
-    "private_key": open(sys.argv[1]).read(), "client_email": "bench@bench.iam.gserviceaccount.com",
-    "token_uri": "https://127.0.0.1:%s/token" % sys.argv[2]}))
-PY
+# shellcheck source=benchmarks/scripts/sink-node.sh
+source benchmarks/scripts/sink-node.sh
 # 1,000 concurrent streams a connection, what APNs typically allows once a connection has
 # authenticated (apns.md §5); nghttpd's default of 100 would queue most of the 10-token run's
 # 640 pushes in Herald.
-nghttpd -m 1000 -d "$work/htdocs" "$sink_port" "$work/sink.key" "$work/sink.pem" > "$work/sink.log" 2>&1 &
-sink_pid=$!
-sleep 0.5
+start_sink -m 1000
 echo '{"aps":{"alert":"benchmark"}}' > "$work/apns.json"
 
 run_ceiling() {
@@ -107,33 +82,7 @@ after=$(cpu "$sink_pid")
 peer_rate=$(echo "$peer_out" | sed -n 's/.*= \([0-9.]*\)\/s.*/\1/p')
 echo "aioapns → nghttpd, 4 connections, 400 in flight: ${peer_rate:-?} notifications/s ($peer_out); nghttpd $(per_notification "$before" "$after" "$peer_count") µs CPU/notification"
 
-cat > "$work/herald.yaml" <<EOF
-server:
-  host: 127.0.0.1
-  port: $api_port
-store:
-  path: $work/data
-log:
-  level: warning
-apps:
-  bench:
-    apns:
-      key-file: $work/provider.p8
-      key-id: BENCHKEY01
-      team-id: BENCHTEAM1
-      topic: im.herald.bench
-      host: 127.0.0.1
-      port: $sink_port
-      ca-file: $work/sink.pem
-    fcm:
-      service-account-file: $work/service-account.json
-      host: 127.0.0.1
-      port: $sink_port
-      ca-file: $work/sink.pem
-EOF
-"$bin" serve --config "$work/herald.yaml" > "$work/herald.log" 2>&1 &
-herald_pid=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+start_sink_node
 
 field() { echo "$1" | sed -n "s/.*: \([0-9.]*\) notifications\/s.*/\1/p"; }
 herald_cpu() { echo "$1" | sed -n 's/.*Herald \([0-9.]*\) µs.*/\1/p'; }

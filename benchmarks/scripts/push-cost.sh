@@ -29,31 +29,13 @@ trap cleanup EXIT
 hz=$(getconf CLK_TCK)
 cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 per() { awk -v a="$1" -v b="$2" -v n="$3" -v hz="$hz" 'BEGIN { printf "%.1f", (b - a) / hz * 1e6 / n }'; }
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/sink.key" -out "$work/sink.pem" -days 2 -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" 2>/dev/null
-openssl ecparam -genkey -name prime256v1 2>/dev/null | openssl pkcs8 -topk8 -nocrypt > "$work/provider.p8"
-mkdir -p "$work/htdocs/3/device"; token=$(printf '%064x' 1); list=""; for i in $(seq 1 10); do t=$(printf '%064x' $i); : > "$work/htdocs/3/device/$t"; list="$list\"$t\","; done
-nghttpd ${SINK_ARGS:-} -d "$work/htdocs" "$sink_port" "$work/sink.key" "$work/sink.pem" > "$work/sink.log" 2>&1 & sink_pid=$!
-cat > "$work/herald.yaml" <<Y
-server:
-  host: 127.0.0.1
-  port: $api_port
-store:
-  path: $work/data
-log:
-  level: warning
-apps:
-  bench:
-    apns:
-      key-file: $work/provider.p8
-      key-id: BENCHKEY01
-      team-id: BENCHTEAM1
-      topic: im.herald.bench
-      host: 127.0.0.1
-      port: $sink_port
-      ca-file: $work/sink.pem
-Y
-"$bin" serve --config "$work/herald.yaml" > "$work/herald.log" 2>&1 & herald_pid=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$api_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+# shellcheck source=benchmarks/scripts/sink-node.sh
+source benchmarks/scripts/sink-node.sh
+# shellcheck disable=SC2086 # nghttpd's options, split as given
+start_sink ${SINK_ARGS:-}
+start_sink_node
+token=${tokens[0]}
+list=$(printf '"%s",' "${tokens[@]}")
 printf '{"notifications":[{"platform":1,"tokens":["%s"],"message":"benchmark","topic":"im.herald.bench"}]}' "$token" > "$work/one.json"
 printf '{"notifications":[]}' > "$work/none.json"
 printf '{"notifications":[{"platform":1,"tokens":[%s],"message":"benchmark","topic":"im.herald.bench"}]}' "${list%,}" > "$work/ten.json"
@@ -73,9 +55,9 @@ none) row "POST empty" -d "$work/none.json" -H "content-type: application/json" 
 ten) row "POST 10 tokens (per request)" -d "$work/ten.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
 one) row "POST 1 token" -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
 lat) for c in ${LAT_CONNS:-4 16}; do h2load --h1 -n 2000 -c $c -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1; out=$(h2load --h1 -n 40000 -c $c --log-file=$work/lat.log -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" 2>&1); echo "lat c=$c $(echo "$out" | grep -o '[0-9.,]* req/s') $(sort -n -k3 $work/lat.log | awk '{a[NR]=$3} END {printf "p50 %d p90 %d p99 %d max %d us", a[int(NR*0.5)], a[int(NR*0.9)], a[int(NR*0.99)], a[NR]}')"; done;;
-gentime) : > "$work/htdocs/3/device/$(printf '%064x' 0)"; /usr/bin/time -f 'cpu %U %S' -o $work/gen.time "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency 64 --duration 8 --warmup 0 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} > $work/gen.out 2>&1; n=$(awk '/requests in/ { print $(NF-4) }' $work/gen.out); awk -v n=$n '/^cpu/ { printf "generator %d requests, %.1f us CPU/request\n", n, ($2+$3)*1e6/n }' $work/gen.time;;
+gentime) /usr/bin/time -f 'cpu %U %S' -o $work/gen.time "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency 64 --duration 8 --warmup 0 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} > $work/gen.out 2>&1; n=$(awk '/requests in/ { print $(NF-4) }' $work/gen.out); awk -v n=$n '/^cpu/ { printf "generator %d requests, %.1f us CPU/request\n", n, ($2+$3)*1e6/n }' $work/gen.time;;
 h2time) /usr/bin/time -f 'cpu %U %S %e' -o $work/h.time h2load --h1 -n $count -c 64 -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" > $work/h.out 2>&1; grep -E "finished in" $work/h.out; cat $work/h.time;;
-open) : > "$work/htdocs/3/device/$(printf '%064x' 0)"; "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency ${CONC:-256} --rate ${RATE:-10000} --duration 10 --warmup 1 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} 2>&1 | tail -4;;
+open) "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency ${CONC:-256} --rate ${RATE:-10000} --duration 10 --warmup 1 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} 2>&1 | tail -4;;
 perf) (h2load --h1 -n $((count*3)) -c 64 -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1 &) ; sleep 2; perf record -F 999 -g -o "$perf_dir/perf.data" -p $herald_pid -- sleep 8 2>/dev/null >/dev/null; sleep 5;;
 esac
 done

@@ -70,19 +70,7 @@ public struct APNSEndpoint: Sendable {
 
     /// Delivers each notification as `send` does; first attempts leave together.
     public func send(all notifications: [PushNotification]) async -> [PushEnding] {
-        var results = [PushEnding?](repeating: nil, count: notifications.count)
-        var requests: [(request: APNSRequest, deadline: Duration?)] = []
-        var slots: [Int] = []
-        for (index, notification) in notifications.enumerated() {
-            do {
-                requests.append((try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic), notification.deadline))
-                slots.append(index)
-            } catch {
-                results[index] = PushEnding(.success(error.outcome), duration: .zero)
-            }
-        }
-        for (index, result) in zip(slots, await self.endpoint.send(all: requests)) { results[index] = result }
-        return results.map { $0 ?? PushEnding(.failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))), duration: .zero) }
+        await self.endpoint.send(all: notifications) { notification throws(APNSRequestError) in try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic) }
     }
 
     /// Closes every connection; later `send` calls are refused.

@@ -133,7 +133,7 @@ public struct APNSRequest: Sendable {
 }
 
 /// Why a notification was refused before sending, with the APNs reason it would have earned.
-public struct APNSRequestError: CodedError {
+public struct APNSRequestError: CodedError, ProviderRequestError {
     public let reason: APNSReason
     public let message: String
 

@@ -34,6 +34,12 @@ public struct CredentialsError: CodedError {
     public var reason: String { self.message }
 }
 
+/// A notification the provider would refuse, refused before it costs a request.
+public protocol ProviderRequestError: Error {
+    /// What the provider would have answered, as an outcome.
+    var outcome: DeliveryOutcome { get }
+}
+
 /// What one provider request looks like on the wire and how its answer is decided.
 public protocol ProviderRequest: Sendable {
     /// The HPACK header block for one attempt on a connection to `authority`; `authorization` is

@@ -338,6 +338,27 @@ public actor ProviderEndpoint {
         return results.map { $0 ?? PushEnding(.failure(self.shuttingDownError), duration: .zero) }
     }
 
+    /// `send(all:)` for notifications: `request` builds each one's provider request, or refuses
+    /// it with the outcome the provider would give, without a request.
+    public nonisolated func send<Request: ProviderRequest, Refusal: ProviderRequestError>(
+        all notifications: [PushNotification],
+        request: (PushNotification) throws(Refusal) -> Request
+    ) async -> [PushEnding] {
+        var endings = [PushEnding?](repeating: nil, count: notifications.count)
+        var requests: [(request: Request, deadline: Duration?)] = []
+        var slots: [Int] = []
+        for (index, notification) in notifications.enumerated() {
+            do throws(Refusal) {
+                requests.append((try request(notification), notification.deadline))
+                slots.append(index)
+            } catch {
+                endings[index] = PushEnding(.success(error.outcome), duration: .zero)
+            }
+        }
+        for (index, ending) in zip(slots, await self.send(all: requests)) { endings[index] = ending }
+        return endings.map { $0 ?? PushEnding(.failure(self.shuttingDownError), duration: .zero) }
+    }
+
     /// An open connection with a free stream, preferring the one on this task's event loop;
     /// `nil` when none has one now.
     private nonisolated func freeConnection() -> HTTP2Connection? {

@@ -82,19 +82,7 @@ public struct FCMEndpoint: Sendable {
 
     /// Delivers each notification as `send` does; first attempts leave together.
     public func send(all notifications: [PushNotification]) async -> [PushEnding] {
-        var results = [PushEnding?](repeating: nil, count: notifications.count)
-        var requests: [(request: FCMRequest, deadline: Duration?)] = []
-        var slots: [Int] = []
-        for (index, notification) in notifications.enumerated() {
-            do {
-                requests.append((try FCMRequest(notification, projectID: self.configuration.projectID), notification.deadline))
-                slots.append(index)
-            } catch {
-                results[index] = PushEnding(.success(error.outcome), duration: .zero)
-            }
-        }
-        for (index, result) in zip(slots, await self.endpoint.send(all: requests)) { results[index] = result }
-        return results.map { $0 ?? PushEnding(.failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))), duration: .zero) }
+        await self.endpoint.send(all: notifications) { notification throws(FCMRequestError) in try FCMRequest(notification, projectID: self.configuration.projectID) }
     }
 
     /// Closes every connection, the token endpoint's included; later `send` calls are refused.

@@ -162,7 +162,7 @@ public struct FCMRequest: Sendable {
 
 /// Why a notification was refused before sending: FCM would have answered `INVALID_ARGUMENT`
 /// about `field`.
-public struct FCMRequestError: CodedError {
+public struct FCMRequestError: CodedError, ProviderRequestError {
     public enum Code: String, Sendable {
         /// What FCM answers such a request.
         case invalidArgument = "INVALID_ARGUMENT"
