@@ -39,19 +39,21 @@ import Testing
         #expect((try? JSONValue(parsing: [UInt8(ascii: "\""), 0xFF, UInt8(ascii: "\\"), UInt8(ascii: "n"), UInt8(ascii: "\"")])) == nil)
     }
 
-    @Test func skipValuePassesOverAnyValueAndStillChecksIt() throws {
-        func known(_ text: String) throws(JSONReadError) -> Int? {
-            try JSONReader.read(Array(text.utf8)) { reader throws(JSONReadError) in
-                var found: Int?
-                try reader.readObject { reader, key throws(JSONReadError) in
-                    if key == "k" { found = try reader.readInt() } else { try reader.skipValue() }
-                }
-                return found
+    /// The integer field `k` of an object whose other fields are skipped.
+    static func known(_ text: String) throws(JSONReadError) -> Int? {
+        try JSONReader.read(Array(text.utf8)) { reader throws(JSONReadError) in
+            var found: Int?
+            try reader.readObject { reader, key throws(JSONReadError) in
+                if key == "k" { found = try reader.readInt() } else { try reader.skipValue() }
             }
+            return found
         }
-        #expect(try known(#"{"a":{"b":[1,{"c":null}],"d":"\u00e9"},"e":[true,false,-1.5e3],"k":7}"#) == 7)
-        #expect(throws: JSONReadError.self) { try known(#"{"a":[1,],"k":7}"#) }
-        #expect(throws: JSONReadError.self) { try known(#"{"a":"\x","k":7}"#) }
+    }
+
+    @Test func skipValuePassesOverAnyValueAndStillChecksIt() throws {
+        #expect(try Self.known(#"{"a":{"b":[1,{"c":null}],"d":"\u00e9"},"e":[true,false,-1.5e3],"k":7}"#) == 7)
+        #expect(throws: JSONReadError.self) { try Self.known(#"{"a":[1,],"k":7}"#) }
+        #expect(throws: JSONReadError.self) { try Self.known(#"{"a":"\x","k":7}"#) }
     }
 
     /// Many keys, one of them twice: the last value wins and the order of first appearance stays.
@@ -74,18 +76,19 @@ import Testing
         #expect(parse(allowed) != nil)
     }
 
+    static func int(_ text: String) -> Int64? {
+        try? JSONReader.read(Array(text.utf8)) { reader throws(JSONReadError) in try reader.readInt64() }
+    }
+
     @Test func integersAreExactAndRefuseFractionsExponentsAndOverflow() throws {
-        func int(_ text: String) -> Int64? {
-            try? JSONReader.read(Array(text.utf8)) { reader throws(JSONReadError) in try reader.readInt64() }
-        }
-        #expect(int("9223372036854775807") == Int64.max)
-        #expect(int("-9223372036854775808") == Int64.min)
-        #expect(int("9007199254740993") == 9_007_199_254_740_993)
-        #expect(int("9223372036854775808") == nil)
-        #expect(int("1.0") == nil)
-        #expect(int("1e2") == nil)
-        #expect(int("\"1\"") == nil)
-        #expect(int("-0") == 0)
+        #expect(Self.int("9223372036854775807") == Int64.max)
+        #expect(Self.int("-9223372036854775808") == Int64.min)
+        #expect(Self.int("9007199254740993") == 9_007_199_254_740_993)
+        #expect(Self.int("9223372036854775808") == nil)
+        #expect(Self.int("1.0") == nil)
+        #expect(Self.int("1e2") == nil)
+        #expect(Self.int("\"1\"") == nil)
+        #expect(Self.int("-0") == 0)
     }
 
     @Test func typedReadsRefuseOtherTypes() throws {
