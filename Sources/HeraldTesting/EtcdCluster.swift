@@ -118,25 +118,66 @@ public final class EtcdCluster: Sendable {
         }
     }
 
-    /// A TCP port free on 127.0.0.1 right now (the kernel's pick for port 0).
+    /// A TCP port free on 127.0.0.1 right now, for a server whose port must be known before it
+    /// starts. It is picked at random below the kernel's ephemeral range: a port from that range
+    /// (the kernel's pick for port 0) can be taken as the local port of any client connection the
+    /// suite opens before the server binds it, which then fails with "address in use".
     public static func freePort() throws -> Int {
+        let ephemeralStart = Self.ephemeralPortRangeStart()
+        let low = 10_000
+        if ephemeralStart > low + 1_000 {
+            for _ in 0..<200 {
+                let port = Int.random(in: low..<ephemeralStart)
+                if try Self.bindable(port) { return port }
+            }
+        }
+        return try Self.boundPort(0)
+    }
+
+    /// The first port of `ip_local_port_range`, or Linux's default when it cannot be read.
+    private static func ephemeralPortRangeStart() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } ?? 32_768
+    }
+
+    private static func bindable(_ port: Int) throws -> Bool {
+        do {
+            _ = try Self.boundPort(port)
+            return true
+        } catch let error as EtcdStartError where error.code == EADDRINUSE || error.code == EACCES {
+            return false
+        }
+    }
+
+    /// Binds a socket to 127.0.0.1:`port` as a server would (SO_REUSEADDR), closes it and
+    /// returns the port bound.
+    private static func boundPort(_ port: Int) throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw EtcdStartError(message: "socket: \(errno)") }
+        guard socket >= 0 else { throw EtcdStartError(message: "socket: \(errno)", code: errno) }
         defer { close(socket) }
+        var reuse: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-        guard bound == 0 else { throw EtcdStartError(message: "bind: \(errno)") }
+        guard bound == 0 else { throw EtcdStartError(message: "bind: \(errno)", code: errno) }
         let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-        guard named == 0 else { throw EtcdStartError(message: "getsockname: \(errno)") }
+        guard named == 0 else { throw EtcdStartError(message: "getsockname: \(errno)", code: errno) }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
 public struct EtcdStartError: Error, CustomStringConvertible {
     public var message: String
+    /// The errno behind it, when a system call failed.
+    public var code: Int32 = 0
     public var description: String { self.message }
+
+    public init(message: String, code: Int32 = 0) {
+        self.message = message
+        self.code = code
+    }
 }

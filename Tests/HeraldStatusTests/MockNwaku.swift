@@ -21,13 +21,13 @@ final class MockNwaku: Sendable {
     }
 
     private let state = Mutex(State())
-    private let task: Task<Void, any Error>
-    let port: Int
+    private let server: LoopbackServer
 
-    private init(task: Task<Void, any Error>, port: Int) {
-        self.task = task
-        self.port = port
+    private init(server: LoopbackServer) {
+        self.server = server
     }
+
+    var port: Int { self.server.port }
 
     var url: String { "http://127.0.0.1:\(self.port)" }
     var subscriptions: Set<String> { self.state.withLock { $0.subscriptions } }
@@ -80,15 +80,14 @@ final class MockNwaku: Sendable {
             }
             return box.peer?.answer { $0.published.append((topic, message)) } ?? Self.text(.serviceUnavailable, "")
         }
-        let (task, port) = await serveOnLoopback(router)
-        let peer = MockNwaku(task: task, port: port)
+        let server = try await LoopbackServer.start(router)
+        let peer = MockNwaku(server: server)
         box.set(peer)
         return peer
     }
 
     func stop() async {
-        self.task.cancel()
-        _ = try? await self.task.value
+        await self.server.stop()
     }
 
     private func answer(_ change: (inout State) -> Void) -> Response {

@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
+import ServiceLifecycle
 import _CryptoExtras
 
 /// A strict stand-in for FCM HTTP v1 and Google's OAuth token endpoint on 127.0.0.1: HTTP/2
@@ -26,7 +27,7 @@ public final class MockFCM: Sendable {
         var sendRequests = 0
         var latency: Duration = .zero
         var port = 0
-        var server: Task<Void, Never>?
+        var server: (group: ServiceGroup, task: Task<Void, Never>)?
         var connections: [ObjectIdentifier: any Channel] = [:]
         var isShutDown = false
     }
@@ -80,17 +81,22 @@ public final class MockFCM: Sendable {
             // A test peer stays quiet; its record is what tests read.
             logger: Logger(label: "herald.mock-fcm", factory: { _ in SwiftLogNoOpLogHandler() })
         )
-        // The application runs until `shutdown()` cancels it; it is not a Service of a group, so
-        // a test can start and stop it in one scope.
-        let server = Task {
+        // A group of its own, so a test can start and stop the mock in one scope. It is stopped
+        // by graceful shutdown: cancelled, Hummingbird traps on a connection it was accepting
+        // (see `LoopbackServer`).
+        let group = ServiceGroup(
+            configuration: .init(services: [application], gracefulShutdownSignals: [], logger: Logger(label: "herald.mock-fcm", factory: { _ in SwiftLogNoOpLogHandler() }))
+        )
+        let task = Task {
             do {
-                try await application.run()
+                try await group.run()
                 listened.yield(.failure(.stoppedBeforeListening(underlying: nil)))
             } catch {
                 listened.yield(.failure(.stoppedBeforeListening(underlying: error)))
             }
             listened.finish()
         }
+        let server = (group: group, task: task)
         mock.shared.withLockedValue { $0.server = server }
         var results = listening.makeAsyncIterator()
         switch await results.next() {
@@ -125,11 +131,11 @@ public final class MockFCM: Sendable {
             return (shared.isShutDown, shared.server)
         }
         guard !alreadyDown else { return }
-        server?.cancel()
+        await server?.group.triggerGracefulShutdown()
         // Hummingbird waits for open connections to end; a client keeping its connection alive
         // would hold the shutdown up, so the mock ends them itself.
         await self.closeConnections()
-        await server?.value
+        await server?.task.value
         // One accepted while the listener was closing.
         await self.closeConnections()
     }

@@ -10,13 +10,13 @@ final class WebhookReceiver: Sendable {
     private let bodies = Mutex<[Data]>([])
     private let refusals = Mutex<Int>(0)
     private let attempts = Mutex<Int>(0)
-    private let task: Task<Void, any Error>
-    let port: Int
+    private let server: LoopbackServer
 
-    private init(task: Task<Void, any Error>, port: Int) {
-        self.task = task
-        self.port = port
+    private init(server: LoopbackServer) {
+        self.server = server
     }
+
+    var port: Int { self.server.port }
 
     var url: String { "http://127.0.0.1:\(self.port)/feedback" }
     var gorushURL: String { "http://127.0.0.1:\(self.port)/api/push" }
@@ -55,15 +55,14 @@ final class WebhookReceiver: Sendable {
             guard let receiver = box.receiver.withLock({ $0 }) else { return .serviceUnavailable }
             return receiver.record(Data(buffer.readableBytesView)) ? .ok : .serviceUnavailable
         }
-        let (task, port) = await serveOnLoopback(router)
-        let receiver = WebhookReceiver(task: task, port: port)
+        let server = try await LoopbackServer.start(router)
+        let receiver = WebhookReceiver(server: server)
         box.receiver.withLock { $0 = receiver }
         return receiver
     }
 
     func stop() async {
-        self.task.cancel()
-        _ = try? await self.task.value
+        await self.server.stop()
     }
 
     /// Waits, a bounded time, until `count` events arrived.
