@@ -11,6 +11,10 @@ import Synchronization
 /// gorush.
 final class RecordingDelivery: StatusPushDelivery {
     private let state = Mutex<(pushes: [[StatusPush]], failing: Bool)>(([], false))
+    private let threads = Mutex<[String]>([])
+
+    /// The names of the threads hand-overs ran on.
+    var threadNames: [String] { self.threads.withLock { $0 } }
 
     var requests: [[StatusPush]] { self.state.withLock { $0.pushes } }
     var pushes: [StatusPush] { self.requests.flatMap { $0 } }
@@ -20,7 +24,8 @@ final class RecordingDelivery: StatusPushDelivery {
     }
 
     func deliver(_ pushes: [StatusPush]) async -> Bool {
-        self.state.withLock { state in
+        self.threads.withLock { $0.append(Thread.current.name ?? "") }
+        return self.state.withLock { state in
             state.pushes.append(pushes)
             return !state.failing
         }

@@ -36,6 +36,8 @@ import Testing
                 try check.check(replies, pushes: pushes, against: step.expect, step.name)
             }
             #expect(harness.delivery.requests.count == 1, "one hand-over for the one request that pushed")
+            // Handled on NIO's blocking-work pool, never on an event loop (or the caller's thread).
+            #expect(harness.delivery.threadNames.allSatisfy { $0.hasPrefix("SGLTN-TP-#") }, "\(harness.delivery.threadNames)")
         }
     }
 }

@@ -3,6 +3,8 @@
 # (ECIES open, Waku and AMM signature recovery, ECDH + AES-GCM, grant recovery, LMDB command
 # log append and view apply, signed and ECIES-encrypted answer). Every registration comes from a
 # different client key and is built before the run. Results go to benchmarks/results/*.json.
+# Herald's CPU per registration is its utime + stime (/proc/PID/stat) over the generator's run
+# and warm-up, divided by the registrations it stored.
 #
 #   benchmarks/scripts/status-register-bench.sh [duration-s] [concurrency] [open-rate]
 #
@@ -29,6 +31,9 @@ count=$(( (duration + 2) * 6000 ))
 # Open loop: room for four times the closed loop's requests in flight, so arrivals are sent on
 # schedule while the node queues them (only a generator out of connections counts as saturated).
 open_cap=$((concurrency * 4))
+cpu() { awk '{ print $14 + $15 }' "/proc/$herald_pid/stat"; }
+ticks=$(getconf CLK_TCK)
+cpu_before=$(cpu)
 common=(status-register --url "http://127.0.0.1:$herald_port" --duration "$duration" --concurrency "$concurrency" --registrations "$count")
 if [ -z "$rate" ]; then
     echo "== closed loop, $concurrency in flight"
@@ -39,4 +44,9 @@ else
 fi
 # awk reads to the end: an early exit would fail curl (and the script) with a broken pipe.
 records=$(curl -sf "127.0.0.1:$herald_port/metrics" | awk '/^herald_registry_records/ { value = $2 } END { print value }')
+cpu_after=$(cpu)
 echo "registrations stored by the node: ${records:-unknown}"
+if [ -n "${records:-}" ] && awk -v r="$records" 'BEGIN { exit !(r > 0) }'; then
+    awk -v t="$((cpu_after - cpu_before))" -v hz="$ticks" -v r="$records" \
+        'BEGIN { printf "Herald CPU: %.2f s, %.0f µs a registration\n", t / hz, t / hz * 1e6 / r }'
+fi

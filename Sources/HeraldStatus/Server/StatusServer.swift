@@ -41,6 +41,8 @@ public struct StatusServer: Sendable {
     /// In a cluster, registrations are written by their partition's owner.
     let router: ClusterRouter?
     let senderLimiter: SenderRateLimiter
+    /// Where messages are handled: off the event loops.
+    let executor: any TaskExecutor = ThreadPoolExecutor()
 
     public init(
         identity: StatusIdentity,
@@ -97,13 +99,15 @@ public struct StatusServer: Sendable {
     /// `forwardedFrom` is the node that forwarded the message here (the internal API); such a
     /// message is handled here or not at all.
     public func handle(_ message: WakuMessage, forwardedFrom: String? = nil) async -> [WakuMessage] {
-        do {
-            let replies = try await self.process(message, forwardedFrom: forwardedFrom)
-            return replies
-        } catch {
-            self.metrics.dropped(error.code)
-            self.logger.debug("status message dropped", metadata: ["topic": "\(message.contentTopic)", "reason": "\(error)"])
-            return []
+        await withTaskExecutorPreference(self.executor) {
+            do throws(StatusError) {
+                let replies = try await self.process(message, forwardedFrom: forwardedFrom)
+                return replies
+            } catch {
+                self.metrics.dropped(error.code)
+                self.logger.debug("status message dropped", metadata: ["topic": "\(message.contentTopic)", "reason": "\(error)"])
+                return []
+            }
         }
     }
 
