@@ -43,7 +43,9 @@ struct HeraldHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await self.inner.handle(value: value, logger: logger)
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await self.inner.handle(value: value, logger: logger)
+        }
     }
 }
 
