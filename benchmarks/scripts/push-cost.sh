@@ -11,7 +11,11 @@
 #   none    POST /api/push with an empty list: the floor of a gorush request
 #   one     POST /api/push, 1 token; ten: 10 tokens (CPU per request: divide by 10)
 #   lat     closed loops of 4 and 16 connections with h2load's per-request log: p50/p90/p99
-#   perf    perf record -g of Herald during a 1-token run (perf.data in $BENCH_PERF_DIR)
+#   perf    perf record -g of Herald during a 1-token run (perf.data in $BENCH_PERF_DIR;
+#           PERF_BODY=ten for 10 tokens)
+#   counts  Swift concurrency runtime calls per request (perf uprobes on libswift_Concurrency:
+#           task switches, global enqueues, jobs run, task allocations) for COUNT_BODY
+#           (get, none, one or ten; one by default)
 #   gentime herald-dev bench gorush-push against the node: the generator's CPU per request
 #   open    herald-dev bench open loop at $RATE requests/s ($GEN_ARGS are added)
 #
@@ -58,6 +62,24 @@ lat) for c in ${LAT_CONNS:-4 16}; do h2load --h1 -n 2000 -c $c -d "$work/one.jso
 gentime) /usr/bin/time -f 'cpu %U %S' -o $work/gen.time "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency 64 --duration 8 --warmup 0 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} > $work/gen.out 2>&1; n=$(awk '/requests in/ { print $(NF-4) }' $work/gen.out); awk -v n=$n '/^cpu/ { printf "generator %d requests, %.1f us CPU/request\n", n, ($2+$3)*1e6/n }' $work/gen.time;;
 h2time) /usr/bin/time -f 'cpu %U %S %e' -o $work/h.time h2load --h1 -n $count -c 64 -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" > $work/h.out 2>&1; grep -E "finished in" $work/h.out; cat $work/h.time;;
 open) "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency ${CONC:-256} --rate ${RATE:-10000} --duration 10 --warmup 1 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} 2>&1 | tail -4;;
-perf) (h2load --h1 -n $((count*3)) -c 64 -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1 &) ; sleep 2; perf record -F 999 -g -o "$perf_dir/perf.data" -p $herald_pid -- sleep 8 2>/dev/null >/dev/null; sleep 5;;
+counts)
+  lib=$(ldd "$bin" | awk '/libswift_Concurrency/ { print $3 }')
+  for f in swift_task_switch swift_task_enqueueGlobal swift_job_run swift_job_run_on_task_executor swift_task_alloc; do
+    perf probe -l 2>/dev/null | grep -q "probe_libswift_Concurrency:$f " || perf probe -q -x "$lib" -a "$f" >/dev/null 2>&1
+  done
+  events=$(perf probe -l 2>/dev/null | awk '/probe_libswift_Concurrency:/ { print $1 }' | paste -sd, -)
+  case ${COUNT_BODY:-one} in
+    get) args=("http://127.0.0.1:$api_port/healthz");;
+    *) args=(-d "$work/${COUNT_BODY:-one}.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push");;
+  esac
+  h2load --h1 -n 2000 -c 64 "${args[@]}" >/dev/null 2>&1
+  perf stat -x, -e "$events" -p "$herald_pid" -o "$work/stat.txt" & stat_pid=$!
+  sleep 0.5
+  h2load --h1 -n "$count" -c 64 "${args[@]}" >/dev/null 2>&1
+  sleep 0.3
+  kill -INT $stat_pid; wait $stat_pid || true
+  echo "runtime calls per request (${COUNT_BODY:-one}):"
+  awk -F, -v n="$count" '/probe_/ { sub(/.*:/, "", $3); printf "  %-34s %.2f\n", $3, $1 / n }' "$work/stat.txt";;
+perf) (h2load --h1 -n $((count*3)) -c 64 -d "$work/${PERF_BODY:-one}.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1 &) ; sleep 2; perf record -F 999 -g -o "$perf_dir/perf.data" -p $herald_pid -- sleep 8 2>/dev/null >/dev/null; sleep 5;;
 esac
 done
