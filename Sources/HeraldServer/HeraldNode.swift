@@ -12,7 +12,6 @@ import NIOPosix
 public import Prometheus
 import ServiceLifecycle
 import UnixSignals
-import HummingbirdTLS
 
 /// A single Herald node, assembled from its configuration: the store, the log follower, the
 /// delivery pool, the enabled front doors and the HTTP server, as services in dependency order.
@@ -221,7 +220,12 @@ public struct HeraldNode: Sendable {
             if let clusterTLS {
                 internalApplication = Application(
                     router: internalRouter,
-                    server: try .tls(.http1(), tlsConfiguration: clusterTLS.server),
+                    server: .heraldHTTP1(
+                        idleTimeout: configuration.server.idleTimeout,
+                        requestTimeout: configuration.server.requestTimeout,
+                        tls: clusterTLS.server,
+                        onTimeout: requestTimeouts
+                    ),
                     configuration: .init(address: .hostname(configuration.server.host, port: configuration.cluster.internalPort), serverName: "herald-internal"),
                     logger: logger
                 )

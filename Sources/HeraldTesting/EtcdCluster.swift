@@ -153,7 +153,7 @@ public final class EtcdCluster: Sendable {
     /// returns the port bound.
     private static func boundPort(_ port: Int) throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw EtcdStartError(message: "socket: \(errno)", code: errno) }
+        guard socket >= 0 else { throw Self.systemError("socket") }
         defer { close(socket) }
         var reuse: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
@@ -163,10 +163,15 @@ public final class EtcdCluster: Sendable {
         address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-        guard bound == 0 else { throw EtcdStartError(message: "bind: \(errno)", code: errno) }
+        guard bound == 0 else { throw Self.systemError("bind") }
         let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-        guard named == 0 else { throw EtcdStartError(message: "getsockname: \(errno)", code: errno) }
+        guard named == 0 else { throw Self.systemError("getsockname") }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func systemError(_ call: String) -> EtcdStartError {
+        let code = errno
+        return EtcdStartError(message: "\(call): \(code)", code: code)
     }
 }
 

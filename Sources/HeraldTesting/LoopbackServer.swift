@@ -31,9 +31,11 @@ public struct LoopbackServer: Sendable {
             },
             eventLoopGroupProvider: eventLoopGroup.map { .shared($0) } ?? .singleton
         )
-        let group = ServiceGroup(
-            configuration: .init(services: [application], gracefulShutdownSignals: [], logger: Logger(label: "herald.test-peer"))
-        )
+        var configuration = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [], logger: Logger(label: "herald.test-peer"))
+        // A request that never ends would hold a test up; by then the listener is closed, so the
+        // cancellation that follows finds no connection being accepted.
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        let group = ServiceGroup(configuration: configuration)
         let serving = Task {
             defer { continuation.finish() }
             try await group.run()
@@ -43,7 +45,7 @@ public struct LoopbackServer: Sendable {
             port = bound
         }
         guard let port, port > 0 else {
-            serving.cancel()
+            await group.triggerGracefulShutdown()
             try await serving.value
             throw LoopbackServerError()
         }

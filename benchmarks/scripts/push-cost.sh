@@ -15,7 +15,8 @@
 #           PERF_BODY=ten for 10 tokens)
 #   counts  Swift concurrency runtime calls per request (perf uprobes on libswift_Concurrency:
 #           task switches, global enqueues, jobs run, task allocations) for COUNT_BODY
-#           (get, none, one or ten; one by default)
+#           (get, none, one or ten; one by default). The probes stay until
+#           `perf probe -d 'probe_libswift_Concurrency:*'`.
 #   gentime herald-dev bench gorush-push against the node: the generator's CPU per request
 #   open    herald-dev bench open loop at $RATE requests/s ($GEN_ARGS are added)
 #
@@ -64,10 +65,13 @@ h2time) /usr/bin/time -f 'cpu %U %S %e' -o $work/h.time h2load --h1 -n $count -c
 open) "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency ${CONC:-256} --rate ${RATE:-10000} --duration 10 --warmup 1 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} 2>&1 | tail -4;;
 counts)
   lib=$(ldd "$bin" | awk '/libswift_Concurrency/ { print $3 }')
+  [ -n "$lib" ] || { echo "counts: $bin does not link libswift_Concurrency.so (a static build?)" >&2; exit 1; }
+  probes=$(perf probe -l 2>/dev/null || true)
   for f in swift_task_switch swift_task_enqueueGlobal swift_job_run swift_job_run_on_task_executor swift_task_alloc; do
-    perf probe -l 2>/dev/null | grep -q "probe_libswift_Concurrency:$f " || perf probe -q -x "$lib" -a "$f" >/dev/null 2>&1
+    case $probes in *"probe_libswift_Concurrency:$f "*) ;; *) perf probe -q -x "$lib" -a "$f" >/dev/null 2>&1 || true;; esac
   done
-  events=$(perf probe -l 2>/dev/null | awk '/probe_libswift_Concurrency:/ { print $1 }' | paste -sd, -)
+  events=$( (perf probe -l 2>/dev/null || true) | awk '/probe_libswift_Concurrency:/ { print $1 }' | paste -sd, -)
+  [ -n "$events" ] || { echo "counts: no uprobes on $lib (needs root and perf probe)" >&2; exit 1; }
   case ${COUNT_BODY:-one} in
     get) args=("http://127.0.0.1:$api_port/healthz");;
     *) args=(-d "$work/${COUNT_BODY:-one}.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push");;
@@ -77,7 +81,7 @@ counts)
   sleep 0.5
   h2load --h1 -n "$count" -c 64 "${args[@]}" >/dev/null 2>&1
   sleep 0.3
-  kill -INT $stat_pid; wait $stat_pid || true
+  kill -INT "$stat_pid" 2>/dev/null || true; wait "$stat_pid" || true
   echo "runtime calls per request (${COUNT_BODY:-one}):"
   awk -F, -v n="$count" '/probe_/ { sub(/.*:/, "", $3); printf "  %-34s %.2f\n", $3, $1 / n }' "$work/stat.txt";;
 perf) (h2load --h1 -n $((count*3)) -c 64 -d "$work/${PERF_BODY:-one}.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1 &) ; sleep 2; perf record -F 999 -g -o "$perf_dir/perf.data" -p $herald_pid -- sleep 8 2>/dev/null >/dev/null; sleep 5;;

@@ -1,20 +1,30 @@
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 extension HTTPServerBuilder {
     /// Hummingbird's HTTP/1.1 channel with the connection rules Hummingbird leaves out: a whole
     /// request must arrive within `requestTimeout` of its first byte, and a request that does not
     /// ask to keep the connection (HTTP/1.0 without `keep-alive`, or `Connection: close`) has it
     /// closed after its answer.
-    static func heraldHTTP1(idleTimeout: Duration, requestTimeout: Duration, onTimeout: @escaping @Sendable () -> Void = {}) -> HTTPServerBuilder {
+    /// With `tls`, behind TLS (the cluster's mutual-TLS listener).
+    static func heraldHTTP1(
+        idleTimeout: Duration,
+        requestTimeout: Duration,
+        tls: TLSConfiguration? = nil,
+        onTimeout: @escaping @Sendable () -> Void = {}
+    ) -> HTTPServerBuilder {
         .init { responder in
-            HeraldHTTP1Channel(
+            let channel = HeraldHTTP1Channel(
                 inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: TimeAmount(idleTimeout))),
                 requestTimeout: TimeAmount(requestTimeout),
                 onTimeout: onTimeout
             )
+            guard let tls else { return channel }
+            return try TLSChannel(channel, tlsConfiguration: tls)
         }
     }
 }

@@ -4,18 +4,15 @@ import NIOPosix
 /// core: a Status message costs about half a millisecond of elliptic-curve work (the envelope's
 /// ECIES, two signature recoveries, the answer's ECDH and signature), which on an event loop
 /// would hold every connection of that loop, and every push it is delivering, behind it.
+///
+/// It is NIO's singleton pool, which is never shut down: a stopped pool would run the job at once
+/// on the thread that enqueued it.
 final class ThreadPoolExecutor: TaskExecutor {
-    private let pool: NIOThreadPool
-
-    init(pool: NIOThreadPool = .singleton) {
-        self.pool = pool
-    }
+    private let pool = NIOThreadPool.singleton
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = self.asUnownedTaskExecutor()
-        // The pool runs the work item even when it is shutting down (state `.cancelled`): a job
-        // that never ran would leave its task suspended for ever.
         self.pool.submit { _ in job.runSynchronously(on: executor) }
     }
 }

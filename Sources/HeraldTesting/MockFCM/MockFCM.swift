@@ -84,9 +84,14 @@ public final class MockFCM: Sendable {
         // A group of its own, so a test can start and stop the mock in one scope. It is stopped
         // by graceful shutdown: cancelled, Hummingbird traps on a connection it was accepting
         // (see `LoopbackServer`).
-        let group = ServiceGroup(
-            configuration: .init(services: [application], gracefulShutdownSignals: [], logger: Logger(label: "herald.mock-fcm", factory: { _ in SwiftLogNoOpLogHandler() }))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [application],
+            gracefulShutdownSignals: [],
+            logger: Logger(label: "herald.mock-fcm", factory: { _ in SwiftLogNoOpLogHandler() })
         )
+        // A send held by scripted latency must not hold a test up (see `LoopbackServer`).
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
+        let group = ServiceGroup(configuration: groupConfiguration)
         let task = Task {
             do {
                 try await group.run()
