@@ -308,6 +308,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Swift Testing traits the test targets share; only test targets depend on it, so the
+        // tools that link HeraldTesting never link Testing.
+        .target(
+            name: "HeraldTestTraits",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HeraldTesting",
             dependencies: [
@@ -391,6 +397,7 @@ let package = Package(
                 "HeraldWebPush",
                 "HeraldDelivery",
                 "HeraldTesting",
+                "HeraldTestTraits",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -420,12 +427,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldClusterTests",
-            dependencies: ["HeraldCluster", "HeraldStore", "HeraldTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["HeraldCluster", "HeraldStore", "HeraldTesting", "HeraldTestTraits", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldCore", "HeraldTesting"],
+            dependencies: ["HeraldStore", "HeraldCore", "HeraldTesting", "HeraldTestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -434,6 +441,7 @@ let package = Package(
                 "HeraldDelivery",
                 "HeraldCore",
                 "HeraldTesting",
+                "HeraldTestTraits",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -451,6 +459,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldDelivery",
                 "HeraldTesting",
+                "HeraldTestTraits",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -463,6 +472,7 @@ let package = Package(
             name: "HeraldTestingTests",
             dependencies: [
                 "HeraldTesting",
+                "HeraldTestTraits",
                 "HeraldCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -477,6 +487,7 @@ let package = Package(
             dependencies: [
                 "HeraldBench",
                 "HeraldTesting",
+                "HeraldTestTraits",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -493,6 +504,7 @@ let package = Package(
                 "HeraldDelivery",
                 "HeraldStore",
                 "HeraldTesting",
+                "HeraldTestTraits",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -517,6 +529,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldCore",
                 "HeraldTesting",
+                "HeraldTestTraits",
                 "HeraldAries",
                 "HeraldSilent",
                 "HeraldWebPush",

@@ -38,6 +38,8 @@ public final class Membership: Service, Sendable, DescribedByName {
         public var etcdReachable: Bool
         /// Whether this node's own member key is registered.
         public var registered: Bool
+        /// How often registering was refused because a live node holds this node's id.
+        public var idTakenRefusals = 0
     }
 
     public let configuration: Configuration
@@ -86,6 +88,7 @@ public final class Membership: Service, Sendable, DescribedByName {
                     )
                     guard registered.succeeded else {
                         try? await self.client.revoke(lease: granted.id)
+                        self.update { $0.idTakenRefusals += 1 }
                         throw EtcdError(.refused, "another live node holds the member id \(self.configuration.nodeID); waiting for its lease to end")
                     }
                     self.update { $0.registered = true; $0.etcdReachable = true }

@@ -117,7 +117,7 @@ public final class ChildProcess: Sendable {
         }
         let wait = status ?? 0
         // So that `output` holds everything the process wrote once this returns.
-        let drainDeadline = ContinuousClock.now + .seconds(5)
+        let drainDeadline = ContinuousClock.now + TestTime.bound(.seconds(30))
         while !self.drained.withLock({ $0 }), ContinuousClock.now < drainDeadline { try await Task.sleep(for: .milliseconds(2)) }
         // WIFSIGNALED / WTERMSIG / WEXITSTATUS, which Swift does not import as macros.
         let signalled = (wait & 0x7F) != 0 && (wait & 0x7F) != 0x7F

@@ -72,7 +72,7 @@ public final class EtcdCluster: Sendable {
         }
         guard let process else { return }
         process.signal(SIGKILL)
-        _ = try? await process.waitForExit(timeout: .seconds(10))
+        _ = try? await process.waitForExit(timeout: TestTime.bound(.seconds(30)))
     }
 
     /// Starts member `index` again on its data, as a member of the existing cluster.
@@ -112,7 +112,7 @@ public final class EtcdCluster: Sendable {
 
     private func waitUntilServing(_ index: Int) async throws {
         guard let process = self.processes.withLock({ $0[index] }) else { return }
-        let ready = try await process.waitFor(timeout: .seconds(30)) { $0.contains("serving client traffic") ? true : nil }
+        let ready = try await process.waitFor(timeout: TestTime.bound(.seconds(60))) { $0.contains("serving client traffic") ? true : nil }
         guard ready == true else {
             throw EtcdStartError(message: "etcd member \(self.members[index].name) did not start: \(process.output.suffix(2000))")
         }

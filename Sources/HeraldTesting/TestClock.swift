@@ -119,7 +119,8 @@ public struct TestClock: Clock, Sendable {
     }
 
     /// Returns once at least `count` tasks sleep on the clock; throws `SleepersTimeout` after
-    /// `timeout` of real time, so a test whose code never sleeps fails instead of hanging.
+    /// `timeout` of real time (scaled by `TestTime`), so a test whose code never sleeps fails
+    /// instead of hanging.
     public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(30)) async throws {
         let id = self.shared.state.withLock { $0.makeID() }
         let shared = self.shared
@@ -134,7 +135,7 @@ public struct TestClock: Clock, Sendable {
                 return
             }
             let timer = Task {
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                guard (try? await Task.sleep(for: TestTime.bound(timeout))) != nil else { return }
                 let (watcher, sleeping) = shared.state.withLock { ($0.watchers.removeValue(forKey: id), $0.sleepers.count) }
                 watcher?.continuation.resume(throwing: SleepersTimeout(expected: count, sleeping: sleeping))
             }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldBench
+import HeraldTestTraits
 import HeraldTesting
 import Hummingbird
 import NIOPosix
@@ -8,7 +9,7 @@ import Testing
 
 /// The load generator against a small stand-in for `/api/push` on 127.0.0.1 that answers as
 /// gorush's sync mode does and fails every fifth request.
-@Suite struct LoadGeneratorTests {
+@Suite(.loadHeavy) struct LoadGeneratorTests {
     final class Served: Sendable {
         let count = Mutex(0)
         var value: Int { self.count.withLock { $0 } }
@@ -36,10 +37,23 @@ import Testing
         await server.stop()
     }
 
+    /// Runs `generator` again (bounded) until a run was served: a busy machine may answer nothing
+    /// in a short run, which is not what these tests are about. Only runs that served nothing
+    /// come before the one returned, so the server's count is that run's.
+    static func runUntilServed(_ generator: LoadGenerator, _ scenario: GorushPushScenario, _ served: Served) async throws -> LoadResult {
+        var result = try await generator.run(scenario)
+        for _ in 0..<5 where served.value == 0 {
+            result = try await generator.run(scenario)
+        }
+        try #require(served.value > 0, "no run of the generator was served")
+        return result
+    }
+
     @Test func closedLoopCountsEverySuccessAndFailure() async throws {
         try await withServer { url, served in
             let scenario = GorushPushScenario(devices: 100, tokensPerRequest: 2, payloadSize: 64, platform: .ios)
-            let result = try await LoadGenerator(baseURL: url, mode: .closed, duration: .milliseconds(800), concurrency: 4).run(scenario)
+            let generator = LoadGenerator(baseURL: url, mode: .closed, duration: .milliseconds(800), concurrency: 4)
+            let result = try await Self.runUntilServed(generator, scenario, served)
             let total = served.value
             #expect(result.requests == total)
             #expect(result.succeeded + (result.errors["push_failed"] ?? 0) == total)
@@ -68,9 +82,8 @@ import Testing
             let scenario = GorushPushScenario(devices: 100, tokensPerRequest: 1, payloadSize: 64, platform: .ios)
             var generator = LoadGenerator(baseURL: url, mode: .closed, duration: .milliseconds(600), concurrency: 8)
             generator.pipelining = 4
-            let result = try await generator.run(scenario)
+            let result = try await Self.runUntilServed(generator, scenario, served)
             let total = served.value
-            #expect(total > 0)
             #expect(result.requests == total)
             #expect(result.succeeded + (result.errors["push_failed"] ?? 0) == total)
             #expect(result.errors["transport"] == nil)

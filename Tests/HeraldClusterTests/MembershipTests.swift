@@ -1,5 +1,6 @@
 import HeraldCluster
 import HeraldStore
+import HeraldTestTraits
 import HeraldTesting
 import Logging
 import Testing
@@ -7,18 +8,20 @@ import Testing
 /// Membership against real etcd: nodes see each other join, a killed node's partitions move a
 /// lease TTL later, a node that shuts down leaves at once.
 // Serialized: each test starts etcd members on ports picked free just before.
-@Suite(.serialized) struct MembershipTests {
-    func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        return condition()
+@Suite(.serialized, .loadHeavy) struct MembershipTests {
+    /// Timeouts that bound a hang: a member on a loaded machine may take seconds to answer.
+    static func client(_ endpoints: [String]) -> EtcdClient.Configuration {
+        var configuration = EtcdClient.Configuration(endpoints: endpoints)
+        configuration.requestTimeout = TestTime.bound(.seconds(30))
+        configuration.connectTimeout = TestTime.bound(.seconds(10))
+        return configuration
     }
 
     @Test func membersSeeEachOtherAndALeavingMembersPartitionsMove() async throws {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try await withTemporaryDirectory { directory in
             let etcd = try await EtcdCluster.start(members: 1, in: directory)
-            let client = EtcdClient(configuration: .init(endpoints: etcd.endpoints))
+            let client = EtcdClient(configuration: Self.client(etcd.endpoints))
             func member(_ id: String) -> Membership {
                 var configuration = Membership.Configuration(nodeID: id, url: "http://127.0.0.1:1/\(id)")
                 configuration.partitions = 64
@@ -33,7 +36,7 @@ import Testing
             let runSecond = Task { try await second.run() }
             // Generous: when the whole suite starts, many etcd members start at once and the
             // first lease grant can take seconds; the wait ends as soon as both are in.
-            #expect(try await waitUntil(.seconds(30)) { first.snapshot.members.count == 2 && second.snapshot.members.count == 2 })
+            try await waitUntil("both see two members", within: .seconds(60), observing: { (first.snapshot.members.count, second.snapshot.members.count) }) { $0 == (2, 2) }
             #expect(first.snapshot.map == second.snapshot.map)
             #expect(first.ownedPartitions.count + second.ownedPartitions.count == 64)
             #expect(Set(first.ownedPartitions).isDisjoint(with: second.ownedPartitions))
@@ -42,13 +45,13 @@ import Testing
             // goes when the lease runs out, and the survivor then owns everything.
             runSecond.cancel()
             _ = try? await runSecond.value
-            #expect(try await waitUntil(.seconds(20)) { first.snapshot.members.map(\.id) == ["node1"] })
+            try await waitUntil("the survivor is the only member", within: .seconds(60), observing: { first.snapshot.members.map(\.id) }) { $0 == ["node1"] }
             #expect(first.ownedPartitions.count == 64)
 
             // A second node under a live id waits instead of taking it over.
             let impostor = member("node1")
             let runImpostor = Task { try await impostor.run() }
-            try await Task.sleep(for: .milliseconds(500))
+            try await waitUntil("the impostor is refused the live id", within: .seconds(60), observing: { impostor.snapshot.idTakenRefusals }) { $0 >= 1 }
             #expect(!impostor.snapshot.registered)
             #expect(first.snapshot.members.map(\.url) == ["http://127.0.0.1:1/node1"])
             runImpostor.cancel()
@@ -65,7 +68,7 @@ import Testing
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try await withTemporaryDirectory { directory in
             let etcd = try await EtcdCluster.start(members: 1, in: directory)
-            let client = EtcdClient(configuration: .init(endpoints: etcd.endpoints))
+            let client = EtcdClient(configuration: Self.client(etcd.endpoints))
             let gate = PositionSignal(position: 0)
             var configuration = Membership.Configuration(nodeID: "late", url: "http://127.0.0.1:1/late")
             configuration.leaseTTL = 2
@@ -75,11 +78,11 @@ import Testing
             let late = Membership(configuration: configuration, client: client, logger: Logger(label: "late"))
             let running = Task { try await late.run() }
             // While it catches up it is no member, but knows who owns what, to forward.
-            #expect(try await waitUntil(.seconds(10)) { late.snapshot.members.map(\.id) == ["early"] })
+            try await waitUntil("the late node sees the early one", within: .seconds(60), observing: { late.snapshot.members.map(\.id) }) { $0 == ["early"] }
             #expect(!late.snapshot.registered)
             #expect(try await client.range(Array("herald/members/late".utf8)).keyValues.isEmpty, "no member key before it is ready")
             gate.advance(to: 1)
-            #expect(try await waitUntil(.seconds(10)) { late.snapshot.registered && late.snapshot.members.map(\.id) == ["early", "late"] })
+            try await waitUntil("the late node joins", within: .seconds(60), observing: { (late.snapshot.registered, late.snapshot.members.map(\.id)) }) { $0.0 && $0.1 == ["early", "late"] }
             running.cancel()
             _ = try? await running.value
             runningEarly.cancel()

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestTraits
 import HeraldTesting
 import Logging
 import Synchronization
@@ -116,12 +117,7 @@ import Testing
             let batch = Task { await endpoint.send(all: notifications) }
             try await clock.waitForSleepers(1)
             // The others settle as their answers are read, maybe just after the sleeper appears.
-            var depth = await endpoint.queueDepth
-            for _ in 0..<200 where depth != 1 {
-                try await Task.sleep(for: .milliseconds(10))
-                depth = await endpoint.queueDepth
-            }
-            #expect(depth == 1, "five ended; one waits for its retry")
+            try await waitUntil("five end and one waits for its retry", observing: { await endpoint.queueDepth }) { $0 == 1 }
             clock.advance(by: .seconds(5))
             let endings = await batch.value
             #expect(try endings.map { try $0.result.get() } == Array(repeating: .delivered, count: 6))
@@ -198,7 +194,8 @@ import Testing
                     group.addTask { try await endpoint.send(MockAPNSHarness.notification()) }
                 }
                 group.addTask {
-                    try await Task.sleep(for: .milliseconds(60))
+                    // Some of the 40 are in flight at the mock when the GOAWAY comes.
+                    try await waitUntil("pushes reach the mock", observing: { harness.mock.requestCount }) { $0 > 2 }
                     // APNs finishes the streams it accepted before it closes; a short grace on a busy
                     // machine would drop their answers and turn this into the at-least-once case.
                     harness.mock.sendGoAway(reason: "Shutdown", grace: .seconds(10))
@@ -231,17 +228,17 @@ import Testing
 
     @Test func fullQueueAnswersOverloadedInsteadOfDropping() async throws {
         try await MockAPNSHarness.with { harness in
-            // Long enough that all five sends try to get in while the first two are in flight.
-            harness.mock.setLatency(.seconds(2))
+            // The first two are held at the mock while the other three try to get in; those are
+            // answered at once, so the latency only has to outlast three calls.
+            harness.mock.setLatency(TestTime.bound(.seconds(3)))
             let endpoint = endpoint(harness) { $0.queueLimit = 2 }
-            let results = await withTaskGroup(of: Result<DeliveryOutcome, DeliveryError>.self) { group in
-                for _ in 0..<5 {
-                    group.addTask {
-                        do throws(DeliveryError) { return .success(try await endpoint.send(MockAPNSHarness.notification())) } catch { return .failure(error) }
-                    }
-                }
-                return await group.reduce(into: []) { $0.append($1) }
+            @Sendable func send() async -> Result<DeliveryOutcome, DeliveryError> {
+                do throws(DeliveryError) { return .success(try await endpoint.send(MockAPNSHarness.notification())) } catch { return .failure(error) }
             }
+            let first = (Task { await send() }, Task { await send() })
+            try await waitUntil("the first two reach the mock", observing: { harness.mock.requestCount }) { $0 == 2 }
+            var results = [await send(), await send(), await send()]
+            results += [await first.0.value, await first.1.value]
             let delivered = results.filter { if case .success(.delivered) = $0 { true } else { false } }.count
             let overloaded = results.filter { if case .failure(let error) = $0 { error.code == .overloaded } else { false } }.count
             #expect(delivered == 2)
@@ -266,11 +263,7 @@ import Testing
             }
             // Each connect back-off passes on the test clock as soon as it is taken; the real
             // bound only keeps a broken endpoint from hanging the test.
-            let limit = ContinuousClock.now + .seconds(30)
-            while !finished.withLock({ $0 }), ContinuousClock.now < limit {
-                if let next = clock.nextDeadline { clock.advance(to: next) }
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            try await clock.advancing(until: "the send gives up") { finished.withLock { $0 } }
             let outcome = try await sending.value
             guard case .failed(let reason) = outcome else {
                 Issue.record("expected failure, got \(outcome)")
@@ -284,7 +277,7 @@ import Testing
     }
 }
 
-@Suite struct APNSEndpointDropTests {
+@Suite(.loadHeavy) struct APNSEndpointDropTests {
     /// The mock drops every connection three times while 300 notifications are in flight. Each
     /// notification must end in exactly one outcome, and each must reach the mock. A request whose
     /// answer was lost in a drop is sent again (at-least-once), so the mock may see it twice; only
@@ -293,7 +286,7 @@ import Testing
         try await MockAPNSHarness.with { harness in
             var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
             configuration.backoff = Backoff(initial: .milliseconds(10), multiplier: 2, maximum: .milliseconds(100), jitter: 0.2)
-            configuration.deadline = .seconds(20)
+            configuration.deadline = TestTime.bound(.seconds(60))
             configuration.maximumAttempts = 10
             let endpoint = APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
             harness.mock.setLatency(.milliseconds(20))
@@ -303,8 +296,9 @@ import Testing
                     group.addTask { (notification.id, try await endpoint.send(notification)) }
                 }
                 group.addTask {
-                    for _ in 0..<3 {
-                        try await Task.sleep(for: .milliseconds(60))
+                    // Drops land while the 300 are under way: after every 60 requests.
+                    for drop in 1...3 {
+                        try await waitUntil("\(60 * drop) requests reach the mock", observing: { harness.mock.requestCount }) { $0 >= 60 * drop }
                         harness.mock.dropConnections()
                     }
                     return nil

@@ -33,7 +33,7 @@ import Testing
             let connection = try await harness.connect()
             #expect(connection.maxConcurrentStreams == 1)
             _ = try await harness.send(MockAPNSHarness.notification(), on: connection)
-            try await Self.eventually { connection.maxConcurrentStreams == 1000 }
+            try await waitUntil("the client learns the mock's limit of 1,000 streams", observing: { connection.maxConcurrentStreams }) { $0 == 1000 }
             await connection.close()
         }
     }
@@ -43,7 +43,7 @@ import Testing
             let connection = try await harness.connect()
             _ = try await harness.send(MockAPNSHarness.notification(), on: connection)
             harness.mock.setMaxConcurrentStreams(2)
-            try await Self.eventually { connection.maxConcurrentStreams == 2 }
+            try await waitUntil("the client learns the lowered limit of 2 streams", observing: { connection.maxConcurrentStreams }) { $0 == 2 }
             harness.mock.setLatency(.milliseconds(20))
             let highest = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<12 {
@@ -54,11 +54,12 @@ import Testing
                     }
                 }
                 group.addTask {
+                    // Samples the client's open streams until the mock has every push.
                     var highest = 0
-                    for _ in 0..<50 {
+                    try await waitUntil("the mock accepts all 13 pushes", every: .milliseconds(1)) {
                         highest = max(highest, connection.openStreams)
-                        try await Task.sleep(for: .milliseconds(5))
-                    }
+                        return harness.mock.accepted.count
+                    } _: { $0 == 13 }
                     return highest
                 }
                 return try await group.reduce(0, max)
@@ -112,7 +113,7 @@ import Testing
             let connection = try await harness.connect()
             _ = try await harness.send(MockAPNSHarness.notification(), on: connection)
             harness.mock.sendGoAway(reason: "Shutdown")
-            try await Self.eventually { !connection.isUsable }
+            try await waitUntil("the connection stops being usable") { !connection.isUsable }
             do {
                 _ = try await harness.send(MockAPNSHarness.notification(), on: connection)
                 Issue.record("a request after GOAWAY must fail")
@@ -136,16 +137,6 @@ import Testing
         }
     }
 
-    static func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within \(timeout)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
 }
 
 @Suite struct HTTP2KeepAliveTests {
@@ -160,7 +151,7 @@ import Testing
             // Wide enough that a busy test machine answers each PING before the next one.
             configuration.pingInterval = .milliseconds(250)
             let connection = try await HTTP2Connection.connect(configuration, group: harness.group)
-            try await APNSOverHTTP2Tests.eventually { connection.pingsAcknowledged >= 2 }
+            try await waitUntil("two pings are acknowledged", observing: { connection.pingsAcknowledged }) { $0 >= 2 }
             #expect(connection.isUsable)
             await connection.close()
         }

@@ -1,6 +1,8 @@
 import Foundation
 import HeraldCore
+import HeraldTestTraits
 import HeraldTesting
+import Synchronization
 import Testing
 
 @testable import HeraldDelivery
@@ -44,11 +46,13 @@ import Testing
 
     /// FCM answers every push with a body; 1,500 of them pass the 65,535-byte connection window
     /// many times over, so the answers keep coming only if Herald reopens the window.
-    @Test func answersKeepComingPastTheInitialReceiveWindow() async throws {
+    @Test(.loadHeavy) func answersKeepComingPastTheInitialReceiveWindow() async throws {
         try await MockFCMHarness.with(configure: {
             $0.connections = 1
-            $0.requestTimeout = .seconds(5)
-            $0.deadline = .seconds(10)
+            // Bounds on a hang: on a loaded machine an answer may come late and its request be
+            // sent again, which is not what this test is about.
+            $0.requestTimeout = TestTime.bound(.seconds(30))
+            $0.deadline = TestTime.bound(.seconds(120))
         }) { harness in
             let count = 1_500
             let delivered = try await withThrowingTaskGroup(of: DeliveryOutcome.self) { group in
@@ -61,9 +65,10 @@ import Testing
                 for try await outcome in group where outcome == .delivered { delivered += 1 }
                 return delivered
             }
+            // Every answer came back on the one connection: its receive window kept refilling.
             #expect(delivered == count)
-            #expect(harness.mock.acceptedCount == count)
-            #expect(harness.mock.sendRequestCount == count)
+            #expect(harness.mock.acceptedCount >= count)
+            #expect(harness.mock.sendRequestCount >= count)
         }
     }
 
@@ -132,10 +137,20 @@ import Testing
     }
 
     @Test func quotaExceededWithoutRetryAfterFailsWhenItsMinuteFloorPassesTheDeadline() async throws {
-        try await MockFCMHarness.with(configure: { $0.deadline = .seconds(30) }) { harness in
+        try await MockFCMHarness.with(configure: { $0.deadline = .seconds(30) }, retriesOnTestClock: true) { harness in
             harness.mock.failNext(1, .quotaExceeded(retryAfter: nil))
-            let start = ContinuousClock.now
-            let outcome = try await harness.send(MockFCMHarness.notification())
+            let finished = Mutex(false)
+            let sending = Task {
+                defer { finished.withLock { $0 = true } }
+                return try await harness.send(MockFCMHarness.notification())
+            }
+            // On the test clock a back-off would wait forever: the send must end without one.
+            try await waitUntil("the send ends or starts a back-off", observing: { harness.clock.sleepers }) { sleepers in
+                sleepers > 0 || finished.withLock { $0 }
+            }
+            #expect(harness.clock.sleepers == 0, "it waits out a back-off it cannot finish by the deadline")
+            harness.clock.advance(by: .seconds(3600))
+            let outcome = try await sending.value
             // Google's 60 s floor is past the 30 s deadline, so the push fails now instead of
             // hammering FCM or waiting out a deadline it cannot meet.
             guard case .failed(let reason) = outcome else {
@@ -145,7 +160,6 @@ import Testing
             #expect(reason.code == .deadlineExceeded)
             #expect(reason.detail.contains("deadline exceeded"))
             #expect(reason.detail.contains("QUOTA_EXCEEDED"))
-            #expect(ContinuousClock.now - start < .seconds(25))
             #expect(harness.mock.sendRequestCount == 1)
         }
     }
@@ -162,11 +176,12 @@ import Testing
 
     @Test func refreshesAtEightyPercentOfTheTokenLifetime() async throws {
         try await MockFCMHarness.with { harness in
-            // 8 s, renewed after 6.4 s on the token manager's clock: the second send at 6.7 s
-            // comes 1.3 s before expiry.
-            harness.mock.setAccessTokenLifetime(seconds: 8)
+            // 80 s, renewed after 64 s on the token manager's clock: the second send at 67 s
+            // comes 13 s before expiry. The mock expires tokens in real time, which a loaded
+            // machine does not spend 80 s of between two sends.
+            harness.mock.setAccessTokenLifetime(seconds: 80)
             try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
-            harness.clock.advance(by: .milliseconds(6700))
+            harness.clock.advance(by: .seconds(67))
             try #expect(await harness.send(MockFCMHarness.notification()) == .delivered)
             #expect(harness.mock.accessTokensIssued == 2)
             // No send was refused on the way: the token was renewed before it expired.

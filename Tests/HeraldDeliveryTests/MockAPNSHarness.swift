@@ -100,6 +100,6 @@ struct MockAPNSHarness {
     }
 
     func sendRaw(_ headers: HPACKHeaders, body: [UInt8], on connection: HTTP2Connection) async throws -> APNSResponse {
-        APNSResponse(try await connection.send(headers: headers, body: body, deadline: .seconds(10)))
+        APNSResponse(try await connection.send(headers: headers, body: body, deadline: TestTime.bound(.seconds(30))))
     }
 }

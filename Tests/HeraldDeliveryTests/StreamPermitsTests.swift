@@ -1,4 +1,5 @@
 import NIOCore
+import HeraldTesting
 import NIOEmbedded
 import Synchronization
 import Testing
@@ -60,7 +61,7 @@ import Testing
                         permits.release()
                     }
                     // Park each waiter before the next, so arrival order is known.
-                    try await Self.eventually { permits.waiting == index + 1 }
+                    try await waitUntil("\(index + 1) waiters queue", observing: { permits.waiting }) { $0 == index + 1 }
                 }
                 permits.release()
                 try await group.waitForAll()
@@ -78,7 +79,7 @@ import Testing
                     try await group.waitForAll()
                 }
             }
-            try await Self.eventually { permits.waiting == 3 }
+            try await waitUntil("3 waiters queue", observing: { permits.waiting }) { $0 == 3 }
             permits.settingsReceived(maxConcurrentStreams: 3)
             try await waiters.value
             #expect(permits.openStreams == 3)
@@ -87,7 +88,7 @@ import Testing
             permits.release()
             permits.release()
             let late = Task { try await permits.acquire() }
-            try await Self.eventually { permits.waiting == 1 }
+            try await waitUntil("a waiter queues", observing: { permits.waiting }) { $0 == 1 }
             permits.release()
             try await late.value
             #expect(permits.openStreams == 1)
@@ -97,7 +98,7 @@ import Testing
     @Test func failureWakesEveryWaiterAndRefusesLaterOnes() async throws {
         try await Self.withPermits(limit: nil) { permits, _ in
             let waiter = Task { try await permits.acquire() }
-            try await Self.eventually { permits.waiting == 1 }
+            try await waitUntil("a waiter queues", observing: { permits.waiting }) { $0 == 1 }
             permits.retire(reason: "test")
             await #expect(throws: HTTP2ConnectionError(.goingAway, "")) { try await waiter.value }
             await #expect(throws: HTTP2ConnectionError(.goingAway, "")) { try await permits.acquire() }
@@ -107,7 +108,7 @@ import Testing
     @Test func cancelledWaiterLeavesWithoutTakingAPermit() async throws {
         try await Self.withPermits(limit: nil) { permits, _ in
             let waiter = Task { try await permits.acquire() }
-            try await Self.eventually { permits.waiting == 1 }
+            try await waitUntil("a waiter queues", observing: { permits.waiting }) { $0 == 1 }
             waiter.cancel()
             await #expect(throws: CancellationError.self) { try await waiter.value }
             #expect(permits.waiting == 0)
@@ -116,15 +117,6 @@ import Testing
         }
     }
 
-    /// Waits, without sleeping, for another task to reach a state; gives up after ten seconds of
-    /// a machine too busy to run it.
-    static func eventually(_ condition: () async -> Bool) async throws {
-        let giveUp = ContinuousClock.now + .seconds(10)
-        while await !condition(), ContinuousClock.now < giveUp {
-            await Task.yield()
-        }
-        #expect(await condition())
-    }
 }
 
 @Suite struct StreamPermitDeadlineTests {
@@ -132,16 +124,16 @@ import Testing
         try await StreamPermitsTests.withPermits(limit: nil) { permits, loop in
             let start = loop.now
             let waiter = Task { try await permits.acquire(deadline: start + .milliseconds(50)) }
-            try await StreamPermitsTests.eventually { permits.waiting == 1 }
+            try await waitUntil("a waiter queues", observing: { permits.waiting }) { $0 == 1 }
             await loop.advanceTime(by: .milliseconds(49))
             #expect(permits.waiting == 1, "still waiting just before its deadline")
             await loop.advanceTime(to: start + .milliseconds(50))
             // The waiting task sets the timer right after it queued: the timer may reach the loop
             // after the clock moved, and then runs on the loop's next turn.
-            try await StreamPermitsTests.eventually {
+            try await waitUntil("the timed-out waiter leaves the queue", observing: { () async -> Int in
                 await loop.run()
-                return permits.waiting == 0
-            }
+                return permits.waiting
+            }) { $0 == 0 }
             await #expect(throws: HTTP2ConnectionError(.timedOut, "")) { try await waiter.value }
             #expect(loop.now - start >= .milliseconds(50))
             #expect(permits.waiting == 0)
@@ -153,7 +145,7 @@ import Testing
     @Test func admittedWaiterIsNotFailedByItsTimer() async throws {
         try await StreamPermitsTests.withPermits(limit: nil) { permits, loop in
             let waiter = Task { try await permits.acquire(deadline: loop.now + .milliseconds(200)) }
-            try await StreamPermitsTests.eventually { permits.waiting == 1 }
+            try await waitUntil("a waiter queues", observing: { permits.waiting }) { $0 == 1 }
             permits.settingsReceived(maxConcurrentStreams: 1)
             try await waiter.value
             await loop.advanceTime(by: .milliseconds(250))

@@ -10,86 +10,144 @@ import Glibc
 /// the connection after the answer, keep-alive keeps it, and a request dripped byte by byte is
 /// cut off at `server.request-timeout` while an idle keep-alive connection is not.
 @Suite struct ConnectionRulesTests {
-    struct Exchange {
-        var response: String
-        /// How long after the request was sent the node closed the connection; `nil` if it was
-        /// still open when the client stopped waiting.
-        var closedAfter: Duration?
-    }
+    /// A client's connection to the node, read without blocking.
+    final class Peer {
+        let socket: Int32
+        private var received: [UInt8] = []
+        /// Set once the node has closed (or reset) the connection.
+        private(set) var closed = false
 
-    /// Sends `request` (one byte every `drip` when given), then reads until the node closes the
-    /// connection or `wait` passes.
-    static func exchange(port: Int, _ request: String, drip: Duration? = nil, wait: Duration = .seconds(3)) async throws -> Exchange {
-        let socket = ConnectionFloodTests.connect(port: port)
-        try #require(socket >= 0)
-        defer { close(socket) }
-        let start = ContinuousClock.now
-        for chunk in drip == nil ? [Array(request.utf8)] : request.utf8.map({ [$0] }) {
-            guard chunk.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == chunk.count else { break }
-            if let drip { try await Task.sleep(for: drip) }
+        private init(socket: Int32) {
+            self.socket = socket
         }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = ContinuousClock.now + wait
-        while ContinuousClock.now < deadline {
-            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return Exchange(response: String(decoding: received, as: UTF8.self), closedAfter: ContinuousClock.now - start) }
-            received += buffer[..<count]
+
+        deinit {
+            Glibc.close(self.socket)
         }
-        return Exchange(response: String(decoding: received, as: UTF8.self), closedAfter: nil)
+
+        static func open(port: Int) throws -> Peer {
+            let socket = ConnectionFloodTests.connect(port: port)
+            try #require(socket >= 0, "cannot connect to 127.0.0.1:\(port)")
+            return Peer(socket: socket)
+        }
+
+        /// Everything the node sent so far.
+        var text: String { String(decoding: self.received, as: UTF8.self) }
+
+        /// The answers `200` among it.
+        var answers: Int { self.text.components(separatedBy: "HTTP/1.1 200").count - 1 }
+
+        /// Sends `request`, one byte every `drip` when given, stopping once the node has closed
+        /// the connection.
+        func send(_ request: String, drip: Duration? = nil) async throws {
+            for chunk in drip == nil ? [Array(request.utf8)] : request.utf8.map({ [$0] }) {
+                self.drain()
+                guard !self.closed, chunk.withUnsafeBytes({ Glibc.send(self.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == chunk.count else { return }
+                // Not a wait for a condition: the drip is the slow client under test.
+                if let drip { try await Task.sleep(for: drip) }
+            }
+        }
+
+        /// Reads until `done` holds for what arrived or the node closes the connection; throws
+        /// `WaitTimedOut` with what arrived when neither happens.
+        func read(_ expectation: @autoclosure () -> String, until done: (String) -> Bool) async throws {
+            try await waitUntil(expectation(), observing: { () -> String in
+                self.drain()
+                return self.text
+            }) { self.closed || done($0) }
+        }
+
+        /// Reads until the node closes the connection.
+        func readToEnd(_ expectation: @autoclosure () -> String) async throws {
+            try await self.read(expectation(), until: { _ in false })
+        }
+
+        /// Takes in what has arrived, without waiting, and notes the end of the connection.
+        private func drain() {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !self.closed {
+                let count = buffer.withUnsafeMutableBytes { recv(self.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if count > 0 {
+                    self.received += buffer[..<count]
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else if count < 0, errno == EAGAIN {
+                    return
+                } else {
+                    // 0 is the node's FIN; any other error, a reset.
+                    self.closed = true
+                }
+            }
+        }
     }
 
     @Test func keepAliveIsHonouredAndSlowRequestsAreCutOff() async throws {
         try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
         try await withTemporaryDirectory { directory in
             let port = try EtcdCluster.freePort()
+            // The request timeout is the rule under test. The idle timeout lies beyond every wait
+            // here, so a connection that ends ends by a rule under test, never by idling.
+            let idleTimeout = Int((TestTime.bound(.seconds(600)) / .seconds(1)).rounded(.up))
             let child = try ChildProcess(
                 executable: HeraldExecutable.path,
                 arguments: [
-                    "serve", "--server-port", "\(port)", "--server-request-timeout", "1s", "--server-idle-timeout", "10s",
+                    "serve", "--server-port", "\(port)", "--server-request-timeout", "1s", "--server-idle-timeout", "\(idleTimeout)s",
                     "--store-path", directory + "/data",
                 ],
                 environment: ["PATH": "/usr/bin:/bin"]
             )
             defer { child.signal(SIGKILL) }
-            let ready = try await child.waitFor(timeout: .seconds(30)) { $0.contains("Herald is listening") ? true : nil }
+            let ready = try await child.waitFor(timeout: TestTime.bound(.seconds(60))) { $0.contains("Herald is listening") ? true : nil }
             try #require(ready == true, "no 'listening' line; output:\n\(child.output)")
 
-            let http10 = try await Self.exchange(port: port, "GET /healthz HTTP/1.0\r\n\r\n")
-            #expect(http10.response.hasPrefix("HTTP/1.1 200"))
-            #expect(http10.response.lowercased().contains("connection: close"))
-            #expect(http10.closedAfter.map { $0 < .seconds(1) } == true, "HTTP/1.0 without keep-alive is closed after its answer")
+            let http10 = try Peer.open(port: port)
+            try await http10.send("GET /healthz HTTP/1.0\r\n\r\n")
+            try await http10.readToEnd("the node closes an HTTP/1.0 connection without keep-alive after its answer")
+            #expect(http10.text.hasPrefix("HTTP/1.1 200"))
+            #expect(http10.text.lowercased().contains("connection: close"))
 
-            let http10KeepAlive = try await Self.exchange(port: port, "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", wait: .seconds(2))
-            #expect(http10KeepAlive.response.hasPrefix("HTTP/1.1 200"))
-            #expect(http10KeepAlive.closedAfter == nil, "HTTP/1.0 asking for keep-alive keeps the connection")
-
-            let close = try await Self.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
-            #expect(close.response.hasPrefix("HTTP/1.1 200"))
-            #expect(close.closedAfter.map { $0 < .seconds(1) } == true)
+            let closing = try Peer.open(port: port)
+            try await closing.send("GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            try await closing.readToEnd("the node closes a connection after answering `Connection: close`")
+            #expect(closing.text.hasPrefix("HTTP/1.1 200"))
 
             // Two pipelined requests, the second asking to close: both answered, then closed.
-            let pipelined = try await Self.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\nGET /readyz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
-            #expect(pipelined.response.components(separatedBy: "HTTP/1.1 200").count == 3, "\(pipelined.response)")
-            #expect(pipelined.closedAfter != nil)
+            let pipelined = try Peer.open(port: port)
+            try await pipelined.send("GET /healthz HTTP/1.1\r\nHost: h\r\n\r\nGET /readyz HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            try await pipelined.readToEnd("the node closes the connection after the pipelined request asking it to")
+            #expect(pipelined.answers == 2, "\(pipelined.text)")
 
-            // Idle past the request timeout but within the idle timeout: a keep-alive client that
-            // sends nothing is not a slow request.
-            let idle = try await Self.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n", wait: .seconds(2.5))
-            #expect(idle.response.hasPrefix("HTTP/1.1 200"))
-            #expect(idle.closedAfter == nil)
+            // Kept open: HTTP/1.0 asking for keep-alive, and a keep-alive client that then sends
+            // nothing past the request timeout, which is no slow request.
+            let keptAlive = try Peer.open(port: port)
+            try await keptAlive.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            try await keptAlive.read("the answer to HTTP/1.0 asking for keep-alive") { $0.contains("HTTP/1.1 200") }
+            let idle = try Peer.open(port: port)
+            try await idle.send("GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n")
+            try await idle.read("the answer to HTTP/1.1") { $0.contains("HTTP/1.1 200") }
 
-            // A head dripped at 5 bytes a second, and a body that never completes.
-            let slowHead = try await Self.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: h\r\nX-Slow: \(String(repeating: "a", count: 40))\r\n\r\n", drip: .milliseconds(200), wait: .seconds(3))
-            #expect(slowHead.response.isEmpty)
-            #expect(slowHead.closedAfter != nil, "a head dripped for 14 s is cut off")
-            let slowBody = try await Self.exchange(port: port, "POST /api/push HTTP/1.1\r\nHost: h\r\nContent-Length: 1000\r\n\r\n{\"notifications\"", wait: .seconds(4))
-            #expect(slowBody.closedAfter.map { $0 < .seconds(3) } == true, "a body that stops arriving is cut off at the request timeout")
+            // A head dripped at 5 bytes a second (14 s for all of it), and a body that stops
+            // arriving, both begun after the two connections above went quiet.
+            let slowHead = try Peer.open(port: port)
+            try await slowHead.send("GET /healthz HTTP/1.1\r\nHost: h\r\nX-Slow: \(String(repeating: "a", count: 40))\r\n\r\n", drip: .milliseconds(200))
+            try await slowHead.readToEnd("the node cuts off a head dripped at 5 bytes a second")
+            #expect(slowHead.text.isEmpty)
+            let slowBody = try Peer.open(port: port)
+            try await slowBody.send("POST /api/push HTTP/1.1\r\nHost: h\r\nContent-Length: 1000\r\n\r\n{\"notifications\"")
+            try await slowBody.readToEnd("the node cuts off a body that stops arriving, at the request timeout")
 
-            let metrics = try await Self.exchange(port: port, "GET /metrics HTTP/1.0\r\n\r\n")
-            let timeouts = metrics.response.split(separator: "\n").first { $0.hasPrefix("herald_http_request_timeouts_total ") }
+            // Had the quiet connections been held to the request timeout, theirs would have run out
+            // before those of the later slow requests: they still serve.
+            for (peer, kind) in [(keptAlive, "the HTTP/1.0 keep-alive connection"), (idle, "the idle keep-alive connection")] {
+                try await peer.send("GET /readyz HTTP/1.1\r\nHost: h\r\n\r\n")
+                try await peer.read("a second answer on \(kind)") { $0.components(separatedBy: "HTTP/1.1 200").count - 1 >= 2 }
+                #expect(peer.answers == 2 && !peer.closed, "\(kind) is kept: \(peer.text)")
+            }
+
+            let metrics = try Peer.open(port: port)
+            try await metrics.send("GET /metrics HTTP/1.0\r\n\r\n")
+            try await metrics.readToEnd("the node answers /metrics and closes the HTTP/1.0 connection")
+            let timeouts = metrics.text.split(separator: "\n").first { $0.hasPrefix("herald_http_request_timeouts_total ") }
             #expect(timeouts.flatMap { Int($0.split(separator: " ").last ?? "") }.map { $0 >= 2 } == true, "\(timeouts ?? "no counter")")
         }
     }

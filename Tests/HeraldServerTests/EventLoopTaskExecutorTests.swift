@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import HeraldTesting
 import Hummingbird
 import Logging
 import NIOCore
@@ -24,6 +25,7 @@ import Testing
             var seen = [loop.inEventLoop]
             seen.append(await Self.elsewhere() && loop.inEventLoop)
             // Resumed by a timer: the job comes back to the same loop.
+            // Not a wait for a condition: the sleep is the timer under test; any length does.
             try? await Task.sleep(for: .milliseconds(5))
             seen.append(loop.inEventLoop)
             // Resumed from another loop's future.
@@ -41,6 +43,7 @@ import Testing
         let router = Router()
         router.get("/where") { _, _ -> String in
             let before = MultiThreadedEventLoopGroup.currentEventLoop
+            // Not a wait for a condition: a suspension the handler resumes from, of any length.
             try await Task.sleep(for: .milliseconds(1))
             let after = MultiThreadedEventLoopGroup.currentEventLoop
             onLoop.withLock { $0.append(before != nil && before === after) }
@@ -49,7 +52,8 @@ import Testing
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             router: router,
-            server: .heraldHTTP1(idleTimeout: .seconds(30), requestTimeout: .seconds(10)),
+            // Both only bound a hang here.
+            server: .heraldHTTP1(idleTimeout: TestTime.bound(.seconds(30)), requestTimeout: TestTime.bound(.seconds(30))),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }
         )
@@ -58,7 +62,7 @@ import Testing
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
         for _ in 0..<3 {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/where"), timeout: .seconds(10))
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/where"), timeout: .seconds(Int64((TestTime.bound(.seconds(30)) / .seconds(1)).rounded(.up))))
             #expect(response.status == .ok)
             _ = try await response.body.collect(upTo: 1024)
         }

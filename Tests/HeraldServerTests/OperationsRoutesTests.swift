@@ -71,12 +71,9 @@ import HeraldConfig
             configuration.store.path = path
             let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
             try await node.application.test(.router) { client in
-                var status = HTTPResponse.Status.serviceUnavailable
-                for _ in 0..<500 where status != .ok {
-                    status = try await client.execute(uri: "/readyz", method: .get).status
-                    if status != .ok { try await Task.sleep(for: .milliseconds(10)) }
+                try await waitUntil("/readyz answers 200 once the node has caught up on the log (status)", observing: { try await client.execute(uri: "/readyz", method: .get).status }) {
+                    $0 == .ok
                 }
-                #expect(status == .ok)
                 #expect(try node.store.view.appliedPosition() == 10)
             }
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldTestTraits
 import HeraldTesting
 import Testing
 
@@ -14,7 +15,7 @@ import Glibc
 /// flags) and both log formats at the most verbose level; every output a user or a log shipper
 /// can see — the process's output, `/api/config`, `/metrics`, error bodies, `--print-config`,
 /// configuration errors — is searched for them.
-@Suite struct SecretsNeverLeakTests {
+@Suite(.loadHeavy) struct SecretsNeverLeakTests {
     enum Source: String, CaseIterable { case file, environment, flags }
 
     /// The key material and credentials, and the text of each that must never be shown.
@@ -118,7 +119,8 @@ import Glibc
     static func request(_ port: Int, _ path: String, method: String = "GET", token: String? = nil, body: String? = nil) async -> String {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
-        request.timeoutInterval = 10
+        // Only a hang reaches it.
+        request.timeoutInterval = TestTime.bound(.seconds(30)) / .seconds(1)
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = Data(body.utf8)
@@ -141,7 +143,7 @@ import Glibc
                 environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
             )
             defer { child.signal(SIGKILL) }
-            let ready = try await child.waitFor(timeout: .seconds(30)) { $0.contains("Herald is listening") ? true : nil }
+            let ready = try await child.waitFor(timeout: TestTime.bound(.seconds(60))) { $0.contains("Herald is listening") ? true : nil }
             try #require(ready == true, "no 'listening' line; output:\n\(child.output)")
 
             var answers: [String] = []
@@ -158,9 +160,12 @@ import Glibc
             let forged = #"[{"payload":"AAAA","contentTopic":"/waku/1/x\nFORGED-LINE herald: fake\r\nFORGED-LINE","version":1}]"#
             answers.append(await Self.request(port, "/waku/v1/messages", method: "POST", token: "API-TOKEN-1", body: forged))
             answers.append(await Self.request(port, "/aries/v1/identity"))
-            try await Task.sleep(for: .seconds(1))
+            // The failed deliveries log their errors before the node stops (and while it drains).
+            let logged = try await child.waitFor(timeout: TestTime.bound(.seconds(30))) { $0.contains("cannot connect to APNs") ? true : nil }
+            #expect(logged == true, "the failed APNs connection was logged")
             child.signal(SIGTERM)
-            _ = try await child.waitForExit(timeout: .seconds(20))
+            // Whether it stops by itself is not the point: its output until then is searched.
+            _ = try await child.waitForExit(timeout: TestTime.bound(.seconds(20)))
 
             let output = child.output
             #expect(output.contains("trace") || output.contains("debug"), "the node logged at its most verbose level")
@@ -176,7 +181,7 @@ import Glibc
                 arguments: ["serve", "--print-config"] + arguments,
                 environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
             )
-            _ = try await printed.waitForExit(timeout: .seconds(20))
+            _ = try await printed.waitForExit(timeout: TestTime.bound(.seconds(60)))
             #expect(printed.output.contains("feedback.url = https://***@127.0.0.1:9/hook?***"), "\(printed.output)")
             #expect(secrets.leaks(in: printed.output).isEmpty, "--print-config shows \(secrets.leaks(in: printed.output))")
         }
@@ -191,9 +196,10 @@ import Glibc
                 arguments: ["serve", "--feedback-url", "ftp://user:FTP-PASSWORD-11@127.0.0.1/?key=FTP-QUERY-12", "--store-path", directory + "/data"],
                 environment: ["PATH": "/usr/bin:/bin"]
             )
-            let exit = try await child.waitForExit(timeout: .seconds(20))
+            let exit = try await child.waitForExit(timeout: TestTime.bound(.seconds(60)))
             #expect(exit.status == 78)
-            let output = try await child.waitFor(timeout: .seconds(1)) { $0.contains("feedback.url") ? $0 : nil } ?? child.output
+            // Returns at once: the process has ended and its output with it.
+            let output = try await child.waitFor(timeout: TestTime.bound(.seconds(30))) { $0.contains("feedback.url") ? $0 : nil } ?? child.output
             #expect(output.contains("feedback.url"))
             #expect(!output.contains("FTP-PASSWORD-11") && !output.contains("FTP-QUERY-12"), "\(output)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTraits
 import HeraldTesting
 import Testing
 
@@ -10,8 +11,12 @@ import Glibc
 #endif
 
 /// Runs the real `herald` binary as an operator would.
-@Suite struct ServeProcessTests {
+@Suite(.loadHeavy) struct ServeProcessTests {
     static let environment = ["PATH": "/usr/bin:/bin"]
+    /// How long a process may take to start, stop or finish a command: only a hang takes longer.
+    static let processLimit = TestTime.bound(.seconds(60))
+    /// Reading a finished process's output returns at once; this only bounds a hang.
+    static let outputLimit = TestTime.bound(.seconds(30))
 
     @Test func serveWithNoConfigurationAnswersHealthzAndStopsCleanlyOnSIGTERM() async throws {
         try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
@@ -24,7 +29,7 @@ import Glibc
                 directory: directory,
                 environment: Self.environment
             )
-            let port = try await child.waitFor(timeout: .seconds(30), Self.listeningPort(in:))
+            let port = try await child.waitFor(timeout: Self.processLimit, Self.listeningPort(in:))
             let listening = try #require(port, "no 'listening' line; output:\n\(child.output)")
             #expect(child.output.contains("no app configured"))
             #expect(FileManager.default.fileExists(atPath: directory + "/herald-data/data.mdb"))
@@ -33,15 +38,17 @@ import Glibc
             #expect((keyAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
             #expect(child.output.contains("store.key="))
 
-            let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(listening)/healthz")!)
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(listening)/healthz")!)
+            request.timeoutInterval = TestTime.bound(.seconds(30)) / .seconds(1)
+            let (body, response) = try await URLSession.shared.data(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
             #expect(String(decoding: body, as: UTF8.self) == #"{"status":"ok"}"#)
 
             child.signal(SIGTERM)
-            let exit = try await child.waitForExit(timeout: .seconds(20))
-            #expect(!exit.timedOut, "herald did not stop within 20 s of SIGTERM")
+            let exit = try await child.waitForExit(timeout: Self.processLimit)
+            #expect(!exit.timedOut, "herald did not stop within \(Self.processLimit) of SIGTERM")
             #expect(exit.status == 0 && !exit.signalled)
-            #expect(try await child.waitFor(timeout: .seconds(1)) { $0.contains("Herald stopped") ? true : nil } == true)
+            #expect(try await child.waitFor(timeout: Self.outputLimit) { $0.contains("Herald stopped") ? true : nil } == true)
         }
     }
 
@@ -55,9 +62,9 @@ import Glibc
                 directory: directory,
                 environment: Self.environment.merging(["HERALD_LOG_LEVEL": "debug"]) { $1 }
             )
-            let exit = try await child.waitForExit(timeout: .seconds(20))
+            let exit = try await child.waitForExit(timeout: Self.processLimit)
             #expect(exit.status == 0)
-            let output = try await child.waitFor(timeout: .seconds(1)) { $0.contains("metrics.bearer-token") ? $0 : nil } ?? ""
+            let output = try await child.waitFor(timeout: Self.outputLimit) { $0.contains("metrics.bearer-token") ? $0 : nil } ?? ""
             #expect(output.contains("server.port = 9000"))
             #expect(output.contains("# flag --server-port"))
             #expect(output.contains("# environment variable HERALD_LOG_LEVEL"))
@@ -96,12 +103,12 @@ import Glibc
                 directory: directory,
                 environment: Self.environment.merging([variable: directory + "/" + target]) { $1 }
             )
-            let exit = try await child.waitForExit(timeout: .seconds(20))
+            let exit = try await child.waitForExit(timeout: Self.processLimit)
             #expect(exit.status == 78, "\(child.output)")
             let key = variable.dropFirst("HERALD_".count).lowercased().replacingOccurrences(of: "_", with: "-")
                 .replacingOccurrences(of: "status-", with: "status.").replacingOccurrences(of: "aries-", with: "aries.")
                 .replacingOccurrences(of: "store-", with: "store.")
-            let output = try await child.waitFor(timeout: .seconds(5)) { $0.contains(reason) ? $0 : nil } ?? child.output
+            let output = try await child.waitFor(timeout: Self.outputLimit) { $0.contains(reason) ? $0 : nil } ?? child.output
             #expect(output.contains("configuration key \(key)"), "\(output)")
             #expect(output.contains(reason), "\(output)")
             #expect(!output.contains("NSCocoaErrorDomain"))
@@ -126,10 +133,10 @@ import Glibc
             var arguments = ["serve", "--server-port", "0", flag, "\(port)"]
             if flag == "--server-port" { arguments.removeSubrange(1...2) }
             let child = try ChildProcess(executable: HeraldExecutable.path, arguments: arguments, directory: directory, environment: Self.environment)
-            let exit = try await child.waitForExit(timeout: .seconds(20))
+            let exit = try await child.waitForExit(timeout: Self.processLimit)
             #expect(exit.status == 78, "\(child.output)")
             let key = flag.dropFirst(2).replacingOccurrences(of: "server-", with: "server.")
-            let output = try await child.waitFor(timeout: .seconds(1)) { $0.contains("cannot listen") ? $0 : nil } ?? child.output
+            let output = try await child.waitFor(timeout: Self.outputLimit) { $0.contains("cannot listen") ? $0 : nil } ?? child.output
             #expect(output.contains("\(key): cannot listen on 127.0.0.1:\(port): Address already in use"), "\(output)")
         }
     }
@@ -144,20 +151,20 @@ import Glibc
                 arguments: ["store", "fill", "--path", directory + "/data", "--count", "200"],
                 environment: Self.environment
             )
-            let filled = try await fill.waitForExit(timeout: .seconds(60))
+            let filled = try await fill.waitForExit(timeout: Self.processLimit)
             try #require(filled.status == 0, "\(fill.output)")
             let rotate = try ChildProcess(
                 executable: HeraldExecutable.path,
                 arguments: ["store", "rotate-key", "--path", directory + "/data", "--generate"],
                 environment: Self.environment
             )
-            let exit = try await rotate.waitForExit(timeout: .seconds(60))
+            let exit = try await rotate.waitForExit(timeout: Self.processLimit)
             #expect(exit.status == 0, "\(rotate.output)")
             #expect(rotate.output.contains(", 200 log entries and 0 markers"), "\(rotate.output)")
             let ring = try String(contentsOfFile: directory + "/data/store.key", encoding: .utf8)
             #expect(ring.split(separator: "\n").count == 1, "a store without a key file gets a ring of one new key")
             let verify = try ChildProcess(executable: HeraldExecutable.path, arguments: ["store", "verify", "--path", directory + "/data"], environment: Self.environment)
-            let verified = try await verify.waitForExit(timeout: .seconds(60))
+            let verified = try await verify.waitForExit(timeout: Self.processLimit)
             #expect(verified.status == 0, "\(verify.output)")
             #expect(verify.output.contains("log head 200"), "\(verify.output)")
         }
@@ -172,9 +179,9 @@ import Glibc
                 directory: directory,
                 environment: Self.environment.merging(["HERALD_SERVER_PORT": "eighty"]) { $1 }
             )
-            let exit = try await child.waitForExit(timeout: .seconds(20))
+            let exit = try await child.waitForExit(timeout: Self.processLimit)
             #expect(exit.status == 78)
-            let output = try await child.waitFor(timeout: .seconds(1)) { $0.contains("server.port") ? $0 : nil } ?? ""
+            let output = try await child.waitFor(timeout: Self.outputLimit) { $0.contains("server.port") ? $0 : nil } ?? ""
             #expect(output.contains("HERALD_SERVER_PORT"))
             #expect(!FileManager.default.fileExists(atPath: directory + "/herald-data"), "a refused configuration must not create the store")
         }

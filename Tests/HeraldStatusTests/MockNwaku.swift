@@ -48,12 +48,9 @@ final class MockNwaku: Sendable {
         }
     }
 
-    /// Waits, a bounded time, until `count` messages were published.
-    func waitForPublished(_ count: Int, timeout: Duration = .seconds(10)) async -> [(topic: String, message: WakuMessage)] {
-        let deadline = ContinuousClock.now + timeout
-        while self.state.withLock({ $0.published.count }) < count, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+    /// Waits until `count` messages were published.
+    func waitForPublished(_ count: Int) async throws -> [(topic: String, message: WakuMessage)] {
+        try await waitUntil("\(count) messages are published", within: .seconds(60), observing: { self.state.withLock { $0.published.count } }) { $0 >= count }
         return self.published
     }
 

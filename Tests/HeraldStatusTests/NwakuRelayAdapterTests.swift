@@ -26,7 +26,7 @@ import Testing
             // Traffic for other servers shares the pubsub topic; it is not answered.
             nwaku.inject(WakuMessage(payload: [1, 2, 3], contentTopic: "/waku/1/0x01020304/rfc26"))
             nwaku.inject(registration)
-            let published = await nwaku.waitForPublished(1)
+            let published = try await nwaku.waitForPublished(1)
             try #require(published.count == 1)
             #expect(nwaku.subscriptions == ["/waku/2/rs/16/32"])
             #expect(published[0].topic == "/waku/2/rs/16/32")
@@ -36,7 +36,7 @@ import Testing
             // A restarted nwaku forgets the subscription; the adapter subscribes again.
             nwaku.failNext(2)
             nwaku.inject(try s.sender.query(for: s.client.hashedKey, ephemeral: s.ephemeral))
-            let afterRestart = await nwaku.waitForPublished(2)
+            let afterRestart = try await nwaku.waitForPublished(2)
             try #require(afterRestart.count == 2)
             let response = try StatusAnswer(afterRestart[1].message, openedWith: s.ephemeral).queryResponse()
             #expect(response.success)

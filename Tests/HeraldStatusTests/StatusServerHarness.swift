@@ -46,6 +46,7 @@ struct StatusServerHarness {
         serverKey: Secp256k1PrivateKey = vectorServerKey,
         configuration: StatusServer.Configuration = .init(),
         now: @escaping @Sendable () -> Date = Date.init,
+        clock: any Clock<Duration> = ContinuousClock(),
         _ body: (StatusServerHarness) async throws -> T
     ) async throws -> T {
         try await withTemporaryDirectory { path in
@@ -59,7 +60,8 @@ struct StatusServerHarness {
                 delivery: delivery,
                 configuration: configuration,
                 logger: logger,
-                now: now
+                now: now,
+                clock: clock
             )
             let follower = store.follower(logger: logger)
             let following = Task { try await follower.run() }

@@ -76,8 +76,8 @@ import Testing
         try await withTemporaryDirectory { path in
             let store = try LocalStore(path: path)
             let waiter = Task { try await store.log.waitForHead(beyond: 0) }
-            // Let the waiter park first, so cancellation goes through the waiting path.
-            try await Task.sleep(for: .milliseconds(50))
+            // The waiter parks first, so cancellation goes through the waiting path.
+            try await waitUntil("the waiter parks") { store.log.headWaiters == 1 }
             waiter.cancel()
             await #expect(throws: CancellationError.self) { try await waiter.value }
             try await store.close()
@@ -88,7 +88,7 @@ import Testing
         try await withTemporaryDirectory { path in
             let store = try LocalStore(path: path)
             let waiter = Task { try await store.log.waitForHead(beyond: 0) }
-            try await Task.sleep(for: .milliseconds(20))
+            try await waitUntil("the waiter parks") { store.log.headWaiters == 1 }
             try await store.log.append(stream.command(at: 0))
             #expect(try await waiter.value == 1)
             try await store.close()
@@ -100,7 +100,7 @@ import Testing
             let store = try LocalStore(path: path)
             var iterator = store.log.watch(from: 0).makeAsyncIterator()
             let first = Task { try await iterator.next() }
-            try await Task.sleep(for: .milliseconds(20))
+            try await waitUntil("the watch parks on an empty log") { store.log.headWaiters == 1 }
             try await store.log.append(stream.commands(0..<2))
             #expect(try await first.value?.position == 1)
             try await store.close()

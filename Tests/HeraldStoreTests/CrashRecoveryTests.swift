@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestTraits
 import HeraldTesting
 import Logging
 import Testing
@@ -13,7 +14,7 @@ import Glibc
 /// Kills a process writing the store with SIGKILL at a random moment, then checks what it left.
 ///
 /// `TEST_CRASH_RUNS` sets how many kills one test run does (default 3).
-@Suite(.serialized) struct CrashRecoveryTests {
+@Suite(.serialized, .loadHeavy) struct CrashRecoveryTests {
     @Test func killedWriterLeavesALogPrefixAndAMatchingView() async throws {
         let binary = HeraldExecutable.devPath
         try #require(HeraldExecutable.devExists, "build herald-dev first: \(binary) is missing")
@@ -58,15 +59,16 @@ import Glibc
     /// Returns the highest N it printed.
     private static func runAndKill(binary: String, arguments: [String], afterAcknowledged count: Int) async throws -> Int {
         let child = try ChildProcess(executable: binary, arguments: arguments)
-        _ = try await child.waitFor(timeout: .seconds(120)) { output in
+        _ = try await child.waitFor(timeout: TestTime.bound(.seconds(120))) { output in
             Self.acknowledged(in: output) >= count ? true : nil
         }
+        // Not a wait for a condition: a random sliver so the kill lands anywhere in a transaction.
         try await Task.sleep(for: .microseconds(Int.random(in: 0...3_000)))
         child.signal(SIGKILL)
-        let exit = try await child.waitForExit(timeout: .seconds(10))
+        // Lines the child printed before it died were acknowledged too: waitForExit returns once
+        // the output is drained.
+        let exit = try await child.waitForExit(timeout: TestTime.bound(.seconds(30)))
         #expect(exit.signalled, "the writer exited by itself before the kill")
-        // Lines the child printed before it died were acknowledged too; let the reader drain them.
-        try await Task.sleep(for: .milliseconds(20))
         return Self.acknowledged(in: child.output)
     }
 

@@ -1,13 +1,14 @@
 import Foundation
 import HeraldCore
-import HeraldStore
+@testable import HeraldStore
+import HeraldTestTraits
 import HeraldTesting
 import Logging
 import Testing
 
 /// The etcd command log with real etcd: nodes (an LMDB view and a log each) sharing one etcd.
 // Serialized: each test starts etcd members on ports picked free just before.
-@Suite(.serialized) struct EtcdCommandLogTests {
+@Suite(.serialized, .loadHeavy) struct EtcdCommandLogTests {
     struct Node {
         var store: LocalStore
         var log: EtcdCommandLog
@@ -27,18 +28,10 @@ import Testing
             }
         }
 
-        /// Waits (at most `limit`) until the view has applied `position`.
-        func waitForApplied(_ position: LogPosition, within limit: Duration = .seconds(20)) async throws -> LogPosition {
+        /// Waits (at most `limit`, scaled) until the view has applied `position`.
+        func waitForApplied(_ position: LogPosition, within limit: Duration = .seconds(60)) async throws -> LogPosition {
             let view = self.store.view
-            return try await withThrowingTaskGroup(of: LogPosition.self) { group in
-                group.addTask { try await view.waitForApplied(beyond: position - 1) }
-                group.addTask {
-                    try await Task.sleep(for: limit)
-                    throw StoreError(.unavailable, "the follower did not apply position \(position) within \(limit)")
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
-            }
+            return try await waitUntil("the follower applies position \(position)", within: limit, observing: { try view.appliedPosition() }) { $0 >= position }
         }
     }
 
@@ -224,7 +217,7 @@ import Testing
             defer { watching.cancel() }
             let before = try await nodes[1].log.head()
             async let woke = nodes[1].log.waitForHead(beyond: before)
-            try await Task.sleep(for: .milliseconds(200))
+            try await waitUntil("waitForHead parks before the append") { nodes[1].log.headWaiters == 1 }
             let position = try await nodes[0].log.append(Self.register(subject: 3))
             #expect(try await woke >= position)
         }

@@ -153,14 +153,14 @@ import Testing
             // A child process another test is spawning holds a copy of every descriptor, the
             // lock's too, from its fork until its exec closes them (O_CLOEXEC): bounded retries.
             var again: LMDBEnvironment?
-            for _ in 0..<50 where again == nil {
+            try await waitUntil("the closed store opens again") {
                 do {
                     again = try LMDBEnvironment(path: path, databases: ["t"])
+                    return true
                 } catch let error as StoreError where error.code == .locked {
-                    try await Task.sleep(for: .milliseconds(20))
+                    return false
                 }
             }
-            try #require(again != nil, "the store stayed locked after it was closed")
             again?.close()
         }
     }

@@ -1,5 +1,6 @@
 import HeraldCore
 @testable import HeraldStore
+import HeraldTesting
 import Testing
 
 /// What the etcd watch holds for the follower: whole revisions, only an unbroken stretch, and a
@@ -49,7 +50,7 @@ import Testing
         let delivering = Task { try await watched.deliver(Self.entries([5]), through: 5) }
         // The reader reads without moving past anything: the watch must still wait.
         #expect(watched.entries(from: 1, limit: 100)?.count == 4)
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil("the fifth delivery waits for room") { watched.isHoldingBackTheWatch }
         #expect(watched.newest.position == 4)
         // Reading past two entries makes room.
         #expect(watched.entries(from: 3, limit: 100)?.count == 2)

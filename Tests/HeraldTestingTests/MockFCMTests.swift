@@ -417,7 +417,7 @@ import _CryptoExtras
             #expect(try await harness.send(MockFCMHarness.validMessage).status == 200)
             #expect(harness.mock.openConnections == 1)
             harness.mock.dropConnections()
-            try await harness.waitUntil { harness.mock.openConnections == 0 }
+            try await waitUntil("the mock learns the connection closed", observing: { harness.mock.openConnections }) { $0 == 0 }
             // The client may not have seen the close yet and lose one request on the old
             // connection; what matters is that the mock takes a new one.
             var reply: MockFCMHarness.Reply?
@@ -438,7 +438,7 @@ import _CryptoExtras
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
         var request = HTTPClientRequest(url: mock.tokenURI)
         request.method = .POST
-        let response = try await client.execute(request, timeout: .seconds(10))
+        let response = try await client.execute(request, timeout: .init(TestTime.bound(.seconds(30))))
         _ = try await response.body.collect(upTo: 1 << 16)
         #expect(response.status.code == 400)
         #expect(mock.openConnections == 1)
@@ -603,7 +603,7 @@ struct MockFCMHarness: Sendable {
         do {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(mock.certificatePEM.utf8), format: .pem)])
-            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .init(TestTime.bound(.seconds(30))))))
             let harness = MockFCMHarness(
                 mock: mock,
                 account: account,
@@ -657,17 +657,6 @@ struct MockFCMHarness: Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// Polls `condition` every 10 ms for up to 5 s; the mock learns of closed connections
-    /// asynchronously.
-    func waitUntil(_ condition: () -> Bool) async throws {
-        var polls = 0
-        while !condition(), polls < 500 {
-            try await Task.sleep(for: .milliseconds(10))
-            polls += 1
-        }
-        #expect(condition())
-    }
-
     // MARK: Requests
 
     func exchange(_ assertion: String) async throws -> Reply {
@@ -707,7 +696,7 @@ struct MockFCMHarness: Sendable {
         request.headers.add(name: "content-type", value: contentType)
         if let accessToken { request.headers.add(name: "authorization", value: "Bearer \(accessToken)") }
         request.body = .bytes(ByteBuffer(string: body))
-        let response = try await self.client.execute(request, timeout: .seconds(10))
+        let response = try await self.client.execute(request, timeout: .init(TestTime.bound(.seconds(30))))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return Reply(
             status: Int(response.status.code),

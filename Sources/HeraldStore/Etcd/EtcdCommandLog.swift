@@ -220,6 +220,9 @@ public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
         try await self.watched.newest.wait(beyond: position)
     }
 
+    /// How many tasks wait in `waitForHead`.
+    nonisolated var headWaiters: Int { self.watched.newest.waiting }
+
     // MARK: Appending
 
     private func enqueue(_ pending: Pending, partition: Int) {

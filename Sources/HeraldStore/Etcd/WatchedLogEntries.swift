@@ -42,6 +42,9 @@ final class WatchedLogEntries: Sendable {
         self.drained.advance(to: self.state.withLock { $0.dropped })
     }
 
+    /// Whether a delivery waits for the reader to make room.
+    var isHoldingBackTheWatch: Bool { self.drained.waiting > 0 }
+
     /// Where the watch must resume for the stretch to stay unbroken.
     var resumeRevision: Int64 { self.state.withLock { $0.next } }
 

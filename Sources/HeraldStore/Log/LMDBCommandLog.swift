@@ -129,4 +129,7 @@ public actor LMDBCommandLog: CommandLog {
     public nonisolated func waitForHead(beyond position: LogPosition) async throws -> LogPosition {
         try await self.headSignal.wait(beyond: position)
     }
+
+    /// How many tasks wait in `waitForHead`.
+    nonisolated var headWaiters: Int { self.headSignal.waiting }
 }

@@ -27,6 +27,9 @@ public final class PositionSignal: Sendable {
 
     public var position: UInt64 { self.state.withLock { $0.position } }
 
+    /// How many tasks wait, so a test can tell a waiter has parked instead of pausing for it.
+    public var waiting: Int { self.state.withLock { $0.waiters.count } }
+
     /// Raises the position (never lowers it) and resumes every waiter it now satisfies.
     public func advance(to position: UInt64) {
         let ready: [CheckedContinuation<UInt64, any Error>] = self.state.withLock { state in

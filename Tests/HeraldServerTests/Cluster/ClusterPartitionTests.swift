@@ -3,6 +3,7 @@ import Foundation
 import HeraldCore
 import HeraldCrypto
 import HeraldStatus
+import HeraldTestTraits
 import HeraldTesting
 import NIOCore
 import NIOFoundationCompat
@@ -18,7 +19,7 @@ import Glibc
 /// a network namespace of their own; one node is cut off from etcd and its peers while the test
 /// (its clients) still reaches it, then healed.
 // Serialized: namespaces and processes are heavy; one such test at a time.
-@Suite(.serialized) struct ClusterPartitionTests {
+@Suite(.serialized, .loadHeavy) struct ClusterPartitionTests {
     static let subjects = 24
 
     @Test func aNodeCutOffWritesNothingAndEveryViewAgreesAfterHealing() async throws {
@@ -47,21 +48,8 @@ import Glibc
         var latest: [Int: String] = [:]
         for (index, client) in clients.enumerated() {
             let token = UUID().uuidString.lowercased()
-            // Unanswered means "send again", as status-go does (a forward can time out on a
-            // loaded machine). After an unanswered attempt that was stored all the same, the
-            // copy hears VERSION_MISMATCH; only then does the stored token decide.
-            var answer: Bool?
-            var unanswered = 0
-            let deadline = ContinuousClock.now + .seconds(20)
-            while answer == nil, ContinuousClock.now < deadline {
-                answer = try await cluster.register(client, version: 1, accessToken: token, through: index % 3)
-                if answer == nil {
-                    unanswered += 1
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-            }
-            if answer == false, unanswered > 0, try await cluster.query(client, through: index % 3) == [token] { answer = true }
-            try #require(answer == true, "registration \(index) through node\(index % 3): \(answer.map { "\($0)" } ?? "unanswered for 20 s") after \(unanswered) unanswered")
+            let (accepted, unanswered) = try await cluster.registerUntilAnswered(client, version: 1, accessToken: token, through: [index % 3])
+            try #require(accepted, "registration \(index) through node\(index % 3) was refused after \(unanswered) unanswered attempts")
             if unanswered > 0 { print("registration \(index) through node\(index % 3) was answered after \(unanswered) unanswered attempts") }
             latest[index] = token
         }
@@ -83,9 +71,9 @@ import Glibc
         try await cluster.waitForMembers(2, on: [0, 1])
         for (index, client) in clients.enumerated() {
             let token = UUID().uuidString.lowercased()
-            let answer = try await cluster.registerUntilAnswered(client, version: 2, accessToken: token, through: [0, 1])
-            #expect(answer == true, "version 2 of subject \(index) was refused")
-            if answer == true { latest[index] = token }
+            let (accepted, unanswered) = try await cluster.registerUntilAnswered(client, version: 2, accessToken: token, through: [0, 1])
+            #expect(accepted, "version 2 of subject \(index) was refused after \(unanswered) unanswered attempts")
+            if accepted { latest[index] = token }
         }
 
         // Heal, and race version 3 of every subject through node2 (which may not have caught up
@@ -155,8 +143,16 @@ final class PartitionedCluster: Sendable {
         self.directory = directory
         self.serverKey = Secp256k1PrivateKey()
         var configuration = HTTPClient.Configuration()
-        configuration.timeout.connect = .seconds(1)
+        // The test's clients always reach every node (only the cluster network is cut): this
+        // bounds a hang, nothing more.
+        configuration.timeout.connect = TimeAmount(TestTime.bound(.seconds(10)))
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// A duration as the configuration writes one, in milliseconds.
+    private static func configured(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms"
     }
 
     /// Node `index` runs on host `index + 1`.
@@ -178,7 +174,7 @@ final class PartitionedCluster: Sendable {
             ]
         )
         self.processes.withLock { $0.append(etcd) }
-        guard try await etcd.waitFor(timeout: .seconds(30), { $0.contains("serving client traffic") ? true : nil }) == true else {
+        guard try await etcd.waitFor(timeout: TestTime.bound(.seconds(60)), { $0.contains("serving client traffic") ? true : nil }) == true else {
             throw FailoverError(description: "etcd did not start: \(etcd.output.suffix(2000))")
         }
         try StatusIdentity.write(self.serverKey, toFile: self.directory + "/status.key")
@@ -202,7 +198,7 @@ final class PartitionedCluster: Sendable {
                   secret: partition-test-secret
                   partitions: 16
                   lease-ttl: 2
-                  request-timeout: 2s
+                  request-timeout: \(Self.configured(TestTime.bound(.seconds(10))))
                 status:
                   identity-key-file: \(self.directory)/status.key
                   gorush-url: http://127.0.0.1:9/api/push
@@ -225,52 +221,47 @@ final class PartitionedCluster: Sendable {
         let processes = self.processes.withLock { $0 }
         for process in processes.reversed() {
             process.signal(SIGTERM)
-            _ = try? await process.waitForExit(timeout: .seconds(15))
+            _ = try? await process.waitForExit(timeout: TestTime.bound(.seconds(30)))
         }
         try? await self.http.shutdown()
         self.network.remove()
     }
 
-    /// Waits (bounded) until each of `nodes` is ready and lists `count` members.
-    func waitForMembers(_ count: Int, on nodes: [Int]) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        for node in nodes {
-            while true {
-                if let status = try? await self.clusterStatus(node), (status["members"] as? [Any])?.count == count,
-                    (try? await self.get("/readyz", node: node))?.0 == 200
-                {
-                    break
-                }
-                guard ContinuousClock.now < deadline else {
-                    let output = self.processes.withLock { $0.map(\.output) }.joined(separator: "\n---\n")
-                    throw FailoverError(description: "node\(node) did not list \(count) members within 60 s; output:\n\(output.suffix(6000))")
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
+    /// What one node said about itself while the test waited for it.
+    private struct NodeState: CustomStringConvertible {
+        var node: Int
+        var members: Int?
+        var readyz: Int?
+
+        var description: String {
+            "node\(self.node): \(self.members.map { "\($0) members" } ?? "no /cluster answer"), /readyz \(self.readyz.map { "\($0)" } ?? "unanswered")"
         }
     }
 
-    /// Each node's digest once every node has applied the log up to the same head (bounded).
-    func convergedDigests() async throws -> [RegistryDigestJSON] {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            var digests: [RegistryDigestJSON] = []
-            var heads: Set<UInt64> = []
-            for node in 0..<3 {
-                let status = try await self.clusterStatus(node, digest: true)
-                heads.insert((status["logHead"] as? NSNumber)?.uint64Value ?? 0)
-                let view = status["view"] as? [String: Any] ?? [:]
-                digests.append(
-                    RegistryDigestJSON(
-                        applied: (view["appliedPosition"] as? NSNumber)?.uint64Value ?? 0,
-                        records: view["records"] as? Int ?? -1,
-                        sha256: view["sha256"] as? String ?? ""
-                    )
-                )
-            }
-            if heads.count == 1, digests.allSatisfy({ $0.applied == heads.first }) { return digests }
-            guard ContinuousClock.now < deadline else { return digests }
-            try await Task.sleep(for: .milliseconds(100))
+    /// Waits (bounded) until each of `nodes` is ready and lists `count` members; on a timeout the
+    /// error carries the processes' output.
+    func waitForMembers(_ count: Int, on nodes: [Int]) async throws {
+        do {
+            // Generous: three nodes and etcd share two cores, and a node rejoining after the heal
+            // waits out its registration back-off first.
+            try await waitUntil(
+                "\(nodes.map { "node\($0)" }) to be ready and each list \(count) members",
+                within: .seconds(120),
+                every: .milliseconds(100),
+                observing: { () async -> [NodeState] in
+                    var states: [NodeState] = []
+                    for node in nodes {
+                        let status = try? await self.clusterStatus(node)
+                        let members = (status?["members"] as? [Any])?.count
+                        let ready = try? await self.get("/readyz", node: node)
+                        states.append(NodeState(node: node, members: members, readyz: ready?.0))
+                    }
+                    return states
+                }
+            ) { states in states.allSatisfy { $0.members == count && $0.readyz == 200 } }
+        } catch let timedOut as WaitTimedOut {
+            let output = self.processes.withLock { $0.map(\.output) }.joined(separator: "\n---\n")
+            throw FailoverError(description: "\(timedOut); output:\n\(output.suffix(6000))")
         }
     }
 
@@ -278,6 +269,46 @@ final class PartitionedCluster: Sendable {
         var applied: UInt64
         var records: Int
         var sha256: String
+    }
+
+    /// Each node's log head and digest, as one poll of the three saw them.
+    struct Convergence: CustomStringConvertible {
+        var heads: [UInt64] = []
+        var digests: [RegistryDigestJSON] = []
+
+        /// Every node read the same head and applied the log up to it.
+        var isConverged: Bool {
+            Set(self.heads).count == 1 && self.digests.allSatisfy { $0.applied == self.heads.first }
+        }
+
+        var description: String { "log heads \(self.heads), views \(self.digests)" }
+    }
+
+    /// Each node's digest once every node has applied the log up to the same head; throws
+    /// `WaitTimedOut` (with the heads and views last seen) if they never get there.
+    func convergedDigests() async throws -> [RegistryDigestJSON] {
+        let converged = try await waitUntil(
+            "every node to apply the log up to one head",
+            within: .seconds(60),
+            every: .milliseconds(100),
+            observing: { () async throws -> Convergence in
+                var convergence = Convergence()
+                for node in 0..<3 {
+                    let status = try await self.clusterStatus(node, digest: true)
+                    convergence.heads.append((status["logHead"] as? NSNumber)?.uint64Value ?? 0)
+                    let view = status["view"] as? [String: Any] ?? [:]
+                    convergence.digests.append(
+                        RegistryDigestJSON(
+                            applied: (view["appliedPosition"] as? NSNumber)?.uint64Value ?? 0,
+                            records: view["records"] as? Int ?? -1,
+                            sha256: view["sha256"] as? String ?? ""
+                        )
+                    )
+                }
+                return convergence
+            }
+        ) { $0.isConverged }
+        return converged.digests
     }
 
     func clusterStatus(_ node: Int, digest: Bool = false) async throws -> [String: Any] {
@@ -289,7 +320,7 @@ final class PartitionedCluster: Sendable {
     func get(_ path: String, node: Int, token: String? = nil) async throws -> (Int, [UInt8]) {
         var request = HTTPClientRequest(url: self.url(of: node) + path)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        let response = try await self.http.execute(request, timeout: .seconds(5))
+        let response = try await self.http.execute(request, timeout: TimeAmount(TestTime.bound(.seconds(30))))
         return (Int(response.status.code), Array(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
 
@@ -299,7 +330,9 @@ final class PartitionedCluster: Sendable {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Authorization", value: "Bearer partition-test-token")
         request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(message)))
-        let response = try await self.http.execute(request, timeout: .seconds(10))
+        // Longer than a node takes to give up on etcd or on the owner it forwards to (twice the
+        // configured request timeout), so a cut-off node's own "no answer" reaches the test.
+        let response = try await self.http.execute(request, timeout: TimeAmount(TestTime.bound(.seconds(60))))
         guard response.status == .ok else { return [] }
         return try JSONDecoder().decode([WakuMessage].self, from: Data(buffer: try await response.body.collect(upTo: 16 << 20)))
     }
@@ -320,31 +353,45 @@ final class PartitionedCluster: Sendable {
         return response.success
     }
 
-    /// Sends the registration to each node in turn until one answers (bounded).
-    func registerUntilAnswered(_ client: Client, version: UInt64, accessToken: String, through nodes: [Int]) async throws -> Bool? {
-        let deadline = ContinuousClock.now + .seconds(20)
-        var attempt = 0
-        while ContinuousClock.now < deadline {
-            if let answer = try await self.register(client, version: version, accessToken: accessToken, through: nodes[attempt % nodes.count]) {
-                return answer
+    /// Sends the registration through `nodes` in turn until one answers (bounded): unanswered
+    /// means "send again", as status-go does (a forward can time out on a loaded machine). After
+    /// an unanswered attempt that was stored all the same, the copy hears VERSION_MISMATCH; only
+    /// then does the stored token decide. Returns whether it was accepted, and after how many
+    /// unanswered attempts.
+    func registerUntilAnswered(_ client: Client, version: UInt64, accessToken: String, through nodes: [Int]) async throws -> (accepted: Bool, unanswered: Int) {
+        var attempts = 0
+        let answered = try await waitUntil(
+            "a registration of version \(version) through \(nodes.map { "node\($0)" }) to be answered",
+            within: .seconds(60),
+            // The pause a client makes before sending again.
+            every: .milliseconds(100),
+            observing: { () async throws -> (node: Int, answer: Bool?) in
+                let node = nodes[attempts % nodes.count]
+                attempts += 1
+                return (node, try await self.register(client, version: version, accessToken: accessToken, through: node))
             }
-            attempt += 1
-            try await Task.sleep(for: .milliseconds(100))
+        ) { $0.answer != nil }
+        let unanswered = attempts - 1
+        if answered.answer == false, unanswered > 0, try await self.query(client, through: answered.node) == [accessToken] {
+            return (true, unanswered)
         }
-        return nil
+        return (answered.answer == true, unanswered)
     }
 
-    /// The access tokens a Status query through `node` returns for the client's key.
+    /// The access tokens a Status query through `node` returns for the client's key; an
+    /// unanswered query is sent again, a new message each time (bounded).
     func query(_ client: Client, through node: Int) async throws -> [String] {
         let status = StatusClient(identity: client.identity, server: self.serverKey.publicKey)
         let ephemeral = Secp256k1PrivateKey()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let answer = try? await self.post(try status.query(for: status.hashedKey, ephemeral: ephemeral), node: node).first {
-                return try StatusAnswer(answer, openedWith: ephemeral).queryResponse().info.map(\.accessToken)
+        let answer = try await waitUntil(
+            "node\(node) to answer a Status query",
+            within: .seconds(60),
+            every: .milliseconds(100),
+            observing: { () async throws -> WakuMessage? in
+                try? await self.post(try status.query(for: status.hashedKey, ephemeral: ephemeral), node: node).first
             }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return []
+        ) { $0 != nil }
+        guard let answer else { throw FailoverError(description: "node\(node) answered the query with nothing") }
+        return try StatusAnswer(answer, openedWith: ephemeral).queryResponse().info.map(\.accessToken)
     }
 }

@@ -6,6 +6,7 @@ import HeraldCrypto
 import HeraldServer
 import HeraldStatus
 import HeraldStore
+import HeraldTestTraits
 import HeraldTesting
 import AsyncHTTPClient
 import Hummingbird
@@ -20,7 +21,7 @@ import Testing
 /// is written by its partition's owner and answered by every node.
 // Serialized: each test starts etcd members and nodes on ports picked free just before, and
 // tests running side by side could pick each other's.
-@Suite(.serialized) struct ClusterRegistryTests {
+@Suite(.serialized, .loadHeavy) struct ClusterRegistryTests {
     /// Nodes with the Status front door (one server key for the cluster), each with its own store.
     func withNodes(_ count: Int, _ body: ([HeraldNode], Secp256k1PrivateKey) async throws -> Void) async throws {
         try await self.withNodes(count) { nodes, key, _ in try await body(nodes, key) }
@@ -62,7 +63,8 @@ import Testing
                                 "--cluster-node-id", "node\(index)",
                                 "--server-port", "\(port)",
                                 "--cluster-advertise-url", "http://127.0.0.1:\(port)",
-                                "--cluster-request-timeout", "3s",
+                                // Bounds a hung etcd call; a node forwards for twice as long.
+                                "--cluster-request-timeout", Self.configured(TestTime.bound(.seconds(10))),
                                 "--cluster-secret", "cluster-secret-for-tests",
                             ],
                             defaultFilePath: "/nonexistent/herald.yaml"
@@ -81,15 +83,26 @@ import Testing
         }
     }
 
+    /// A duration as the configuration writes one, in milliseconds.
+    private static func configured(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms"
+    }
+
     /// Waits (bounded) until every node is a member and sees `count` members, so each knows the
     /// owner of every partition.
     func waitForMembers(_ nodes: [HeraldNode], count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if nodes.allSatisfy({ ($0.router?.membership.snapshot.members.count ?? 0) == count && $0.router?.membership.snapshot.registered == true }) { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("the nodes did not all see \(count) members within 20 s")
+        try await waitUntil(
+            "every node to be a member and see \(count) members",
+            within: .seconds(60),
+            every: .milliseconds(20),
+            observing: {
+                nodes.map { node -> (members: [String], registered: Bool) in
+                    guard let snapshot = node.router?.membership.snapshot else { return ([], false) }
+                    return (snapshot.members.map(\.id), snapshot.registered)
+                }
+            }
+        ) { $0.allSatisfy { $0.members.count == count && $0.registered } }
     }
 
     /// Runs `node` for real on its configured port (the other nodes forward to it) while `body`
@@ -99,10 +112,12 @@ import Testing
         let serving = Task { try await group.run() }
         let port = node.configuration.server.port
         do {
-            let deadline = ContinuousClock.now + .seconds(20)
-            while ContinuousClock.now < deadline, (try? await self.get("/healthz", port: port).status) != .ok {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await waitUntil(
+                "the node on port \(port) to answer /healthz with 200",
+                within: .seconds(60),
+                every: .milliseconds(20),
+                observing: { try? await self.get("/healthz", port: port).status }
+            ) { $0 == .ok }
             let result = try await body(port)
             await group.triggerGracefulShutdown()
             try await serving.value
@@ -115,7 +130,7 @@ import Testing
     }
 
     func get(_ path: String, port: Int) async throws -> (status: HTTPResponseStatus, body: ByteBuffer) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: TimeAmount(TestTime.bound(.seconds(60))))
         return (response.status, try await response.body.collect(upTo: 1 << 20))
     }
 
@@ -124,7 +139,9 @@ import Testing
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(message)))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        // Longer than a node takes to give up on etcd (each member in turn) or on the owner it
+        // forwards to, so its own "no answer" reaches the test.
+        let response = try await HTTPClient.shared.execute(request, timeout: TimeAmount(TestTime.bound(.seconds(60))))
         #expect(response.status == .ok)
         return try JSONDecoder().decode([WakuMessage].self, from: Data(buffer: try await response.body.collect(upTo: 16 << 20)))
     }
@@ -151,33 +168,36 @@ import Testing
                     #expect(response.success, "\(response.error)")
 
                     // The other node applies the entry from etcd and joins the query topic; ask
-                    // until it has (bounded).
+                    // until it has (bounded), a new query each time.
                     let ephemeral = Secp256k1PrivateKey()
-                    var info: [String] = []
-                    let deadline = ContinuousClock.now + .seconds(20)
-                    while info.isEmpty, ContinuousClock.now < deadline {
-                        let answers = try await post(try client.query(for: client.hashedKey, ephemeral: ephemeral), to: second)
-                        if let answer = answers.first {
-                            info = try StatusAnswer(answer, openedWith: ephemeral).queryResponse().info.map(\.accessToken)
-                        } else {
-                            try await Task.sleep(for: .milliseconds(50))
-                        }
-                    }
+                    let answer = try await waitUntil(
+                        "node1 to answer a query for the registration made through node0",
+                        within: .seconds(60),
+                        every: .milliseconds(50),
+                        observing: { try await post(try client.query(for: client.hashedKey, ephemeral: ephemeral), to: second).first }
+                    ) { $0 != nil }
+                    let info = try StatusAnswer(try #require(answer), openedWith: ephemeral).queryResponse().info.map(\.accessToken)
                     #expect(info == [accessToken])
                     #expect(try nodes[1].store.view.recordCount() == 1)
-                    #expect(try nodes[0].store.view.appliedPosition() == nodes[1].store.view.appliedPosition())
+                    // Whichever node wrote it, the other applies it from etcd in its own time.
+                    try await waitUntil(
+                        "both nodes to apply the log to the same position (observed: node0's, node1's)",
+                        within: .seconds(60),
+                        observing: { (try nodes[0].store.view.appliedPosition(), try nodes[1].store.view.appliedPosition()) }
+                    ) { $0.0 == $0.1 }
 
                     // Both nodes list both members and split the partitions between them.
                     var owned: [Int] = []
                     for port in [first, second] {
-                        let deadline = ContinuousClock.now + .seconds(10)
-                        var status: [String: Any] = [:]
-                        while ContinuousClock.now < deadline {
-                            let response = try await get("/cluster", port: port)
-                            status = (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
-                            if (status["members"] as? [Any])?.count == 2 { break }
-                            try await Task.sleep(for: .milliseconds(50))
-                        }
+                        let status = try await waitUntil(
+                            "the node on port \(port) to list 2 members on /cluster",
+                            within: .seconds(60),
+                            every: .milliseconds(50),
+                            observing: { () async throws -> [String: Any] in
+                                let response = try await get("/cluster", port: port)
+                                return (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
+                            }
+                        ) { ($0["members"] as? [Any])?.count == 2 }
                         #expect(status["mode"] as? String == "cluster")
                         #expect((status["members"] as? [Any])?.count == 2)
                         owned += status["owned"] as? [Int] ?? []
@@ -206,7 +226,8 @@ import Testing
                 try await running(nodes[1]) { second in
                     try await waitForMembers(nodes, count: 2)
                     let registered = try await post(try registration(1, token: 1), to: first)
-                    #expect(try StatusAnswer(registered[0], openedWith: identity).registrationResponse().success)
+                    let answer = try #require(registered.first, "version 1 was not answered")
+                    #expect(try StatusAnswer(answer, openedWith: identity).registrationResponse().success)
                     // Three version-2 registrations through each node at once.
                     let messages = try (0..<6).map { try registration(2, token: 100 + $0) }
                     let answers = try await withThrowingTaskGroup(of: [WakuMessage].self) { group in
@@ -243,7 +264,9 @@ import Testing
                 _ = try await post(try registration(UUID().uuidString.lowercased()), to: first)
                 let written = try nodes[0].store.view.appliedPosition()
                 try await running(nodes[1]) { _ in
-                    _ = try await nodes[1].store.view.waitForApplied(beyond: written - 1)
+                    try await waitUntil("node1 to apply the log up to \(written)", within: .seconds(60)) {
+                        try nodes[1].store.view.appliedPosition() >= written
+                    }
                 }
                 // Node 1 left the membership on its graceful shutdown; node 0 owns everything again.
                 try await waitForMembers([nodes[0]], count: 1)
@@ -258,15 +281,15 @@ import Testing
 
                 let restarted = try HeraldNode.build(configuration: configurations[1], logger: Logger(label: "node1-again"))
                 try await running(restarted) { second in
-                    var ready = false
-                    let deadline = ContinuousClock.now + .seconds(20)
-                    while !ready, ContinuousClock.now < deadline {
-                        let response = try await get("/readyz", port: second)
-                        let applied = try restarted.store.view.appliedPosition()
-                        ready = response.status == .ok && applied >= head
-                        if !ready { try await Task.sleep(for: .milliseconds(50)) }
-                    }
-                    #expect(ready)
+                    try await waitUntil(
+                        "the restarted node1 to be ready with the log applied up to \(head) (observed: /readyz, applied position)",
+                        within: .seconds(60),
+                        every: .milliseconds(50),
+                        observing: { () async throws -> (readyz: HTTPResponseStatus, applied: LogPosition) in
+                            let response = try await get("/readyz", port: second)
+                            return (response.status, try restarted.store.view.appliedPosition())
+                        }
+                    ) { $0.readyz == .ok && $0.applied >= head }
                     #expect(try restarted.store.view.recordCount() == 6)
                 }
             }
@@ -303,30 +326,37 @@ import Testing
             try await running(nodes[0]) { node in
                 try await waitForMembers(nodes, count: 1)
                 let first = try await post(try registration(1), to: node)
-                #expect(try StatusAnswer(first[0], openedWith: identity).registrationResponse().success)
+                let firstAnswer = try #require(first.first, "version 1 was not answered")
+                #expect(try StatusAnswer(firstAnswer, openedWith: identity).registrationResponse().success)
 
                 await etcd.kill(0)
                 // A majority remains. If the killed member led, a write caught in the election
-                // goes unanswered and the client sends again, as status-go's client does.
+                // goes unanswered and the client sends again, as status-go's client does: a new
+                // message, a version higher, each time.
                 var version: UInt64 = 2
-                var answered = false
                 var accessToken = ""
-                let deadline = ContinuousClock.now + .seconds(40)
-                while !answered, ContinuousClock.now < deadline {
-                    accessToken = UUID().uuidString.lowercased()
-                    let answers = try await post(try registration(version, accessToken: accessToken), to: node)
-                    if let answer = answers.first {
-                        answered = try StatusAnswer(answer, openedWith: identity).registrationResponse().success
+                try await waitUntil(
+                    "a registration to succeed with two of three etcd members (observed: the last answer's success, nil when unanswered)",
+                    within: .seconds(60),
+                    every: .milliseconds(100),
+                    observing: { () async throws -> Bool? in
+                        accessToken = UUID().uuidString.lowercased()
+                        let answers = try await post(try registration(version, accessToken: accessToken), to: node)
+                        version += 1
+                        return try answers.first.map { try StatusAnswer($0, openedWith: identity).registrationResponse().success }
                     }
-                    version += 1
-                }
-                #expect(answered, "writes continue with two of three etcd members")
+                ) { $0 == true }
 
                 await etcd.kill(1)
                 let withoutQuorum = try await post(try registration(version), to: node)
                 #expect(withoutQuorum.isEmpty, "no answer without quorum, as status-go gives none when its store fails")
-                let ready = try await get("/readyz", port: node)
-                #expect(ready.status == .serviceUnavailable)
+                // Readiness reads the log head, which needs quorum.
+                try await waitUntil(
+                    "/readyz to answer 503 without etcd quorum",
+                    within: .seconds(60),
+                    every: .milliseconds(100),
+                    observing: { try await get("/readyz", port: node).status }
+                ) { $0 == .serviceUnavailable }
 
                 // Pushes to the stored registration still go out: they only read the view.
                 let sender = StatusClient(server: serverKey.publicKey)
@@ -343,9 +373,14 @@ import Testing
                 try #require(pushed.count == 1, "a push request without etcd quorum is answered")
                 let response = try StatusAnswer(pushed[0], openedWith: ephemeral).pushResponse()
                 #expect(response.reports.first?.success == true)
-                let sent = ContinuousClock.now + .seconds(10)
-                while gorush.received.isEmpty, ContinuousClock.now < sent { try await Task.sleep(for: .milliseconds(20)) }
-                let tokens = gorush.received.compactMap { ($0["notifications"] as? [[String: Any]])?.first?["tokens"] as? [String] }
+                // The push leaves after the answer.
+                let received = try await waitUntil(
+                    "the push to reach the stand-in gorush",
+                    within: .seconds(30),
+                    every: .milliseconds(20),
+                    observing: { gorush.received }
+                ) { !$0.isEmpty }
+                let tokens = received.compactMap { ($0["notifications"] as? [[String: Any]])?.first?["tokens"] as? [String] }
                 #expect(tokens.first == [deviceToken])
             }
         }
@@ -356,28 +391,39 @@ import Testing
             try await running(nodes[0]) { first in
                 try await running(nodes[1]) { second in
                     try await waitForMembers(nodes, count: 2)
-                    let client = EtcdClient(configuration: .init(endpoints: etcd.endpoints))
-                    var forwarded = 0
-                    for _ in 0..<6 {
-                        let identity = Secp256k1PrivateKey()
-                        let status = StatusClient(identity: identity, server: serverKey.publicKey)
-                        let router = try #require(nodes[0].router)
-                        let partition = router.partition(scope: .status, subject: status.hashedKey)
-                        guard case .forward(let owner) = router.decide(partition: partition, forwardedFrom: nil) else {
-                            // node0 owns it: send it through node1 instead, which forwards to node0.
-                            let answers = try await post(try registration(status), to: second)
-                            #expect(try StatusAnswer(answers[0], openedWith: identity).registrationResponse().success)
-                            #expect(try await head(partition, client) == "node0")
+                    var configuration = EtcdClient.Configuration(endpoints: etcd.endpoints)
+                    configuration.requestTimeout = TestTime.bound(.seconds(30))
+                    let client = EtcdClient(configuration: configuration)
+                    // Shut down however the checks end: a debug build traps on a client dropped
+                    // without it.
+                    do {
+                        var forwarded = 0
+                        for _ in 0..<6 {
+                            let identity = Secp256k1PrivateKey()
+                            let status = StatusClient(identity: identity, server: serverKey.publicKey)
+                            let router = try #require(nodes[0].router)
+                            let partition = router.partition(scope: .status, subject: status.hashedKey)
+                            guard case .forward(let owner) = router.decide(partition: partition, forwardedFrom: nil) else {
+                                // node0 owns it: send it through node1 instead, which forwards to node0.
+                                let answers = try await post(try registration(status), to: second)
+                                let answer = try #require(answers.first, "unanswered through node1")
+                                #expect(try StatusAnswer(answer, openedWith: identity).registrationResponse().success)
+                                #expect(try await head(partition, client) == "node0")
+                                forwarded += 1
+                                continue
+                            }
+                            #expect(owner.id == "node1")
+                            let answers = try await post(try registration(status), to: first)
+                            let answer = try #require(answers.first, "unanswered through node0")
+                            #expect(try StatusAnswer(answer, openedWith: identity).registrationResponse().success)
+                            #expect(try await head(partition, client) == "node1")
                             forwarded += 1
-                            continue
                         }
-                        #expect(owner.id == "node1")
-                        let answers = try await post(try registration(status), to: first)
-                        #expect(try StatusAnswer(answers[0], openedWith: identity).registrationResponse().success)
-                        #expect(try await head(partition, client) == "node1")
-                        forwarded += 1
+                        #expect(forwarded == 6)
+                    } catch {
+                        try? await client.shutdown()
+                        throw error
                     }
-                    #expect(forwarded == 6)
                     try await client.shutdown()
                 }
             }
@@ -404,14 +450,16 @@ import Testing
                         let ephemeral = Secp256k1PrivateKey()
                         let query = try client.query(for: client.hashedKey, ephemeral: ephemeral)
                         // Both nodes have joined the query topic once the registration applied.
-                        let deadline = ContinuousClock.now + .seconds(20)
-                        var queryAnswers: [WakuMessage] = []
-                        while queryAnswers.isEmpty, ContinuousClock.now < deadline {
-                            async let queriedFirst = post(query, to: first)
-                            async let queriedSecond = post(query, to: second)
-                            queryAnswers = try await queriedFirst + queriedSecond
-                            if queryAnswers.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
-                        }
+                        let queryAnswers = try await waitUntil(
+                            "the query sent to both nodes to be answered",
+                            within: .seconds(60),
+                            every: .milliseconds(50),
+                            observing: { () async throws -> [WakuMessage] in
+                                async let queriedFirst = post(query, to: first)
+                                async let queriedSecond = post(query, to: second)
+                                return try await queriedFirst + queriedSecond
+                            }
+                        ) { !$0.isEmpty }
                         #expect(queryAnswers.count == 1)
                         // The same message again, later, is still a copy.
                         #expect(try await post(message, to: second).isEmpty)
@@ -443,7 +491,7 @@ import Testing
                         request.headers.add(name: ClusterRouter.forwardedHeader, value: "node1")
                         if let secret { request.headers.add(name: "Authorization", value: "Bearer \(secret)") }
                         request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(message)))
-                        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                        let response = try await HTTPClient.shared.execute(request, timeout: TimeAmount(TestTime.bound(.seconds(60))))
                         return (response.status, try await response.body.collect(upTo: 1 << 20))
                     }
                     #expect(try await forward(secret: nil).0 == .unauthorized)
@@ -477,6 +525,8 @@ import Testing
             #expect(throws: (any Error).self) {
                 _ = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"))
             }
+            // Not a wait for a condition: the clients shut down in the background, which nothing
+            // here can observe; the pause lets a trap from one dropped unshut surface in this test.
             try await Task.sleep(for: .milliseconds(100))
             let store = try LocalStore(path: directory + "/data")
             try await store.close()

@@ -5,6 +5,7 @@ import HeraldConfig
 import HeraldCrypto
 import HeraldServer
 import HeraldStatus
+import HeraldTestTraits
 import HeraldTesting
 import Logging
 import NIOCore
@@ -19,7 +20,7 @@ import Testing
 /// Mutual TLS between nodes: the internal API moves to a TLS listener that takes only clients
 /// holding a certificate of the cluster's CA, and forwarding goes over it.
 // Serialized: it starts etcd and nodes on ports picked free just before.
-@Suite(.serialized) struct ClusterTLSTests {
+@Suite(.serialized, .loadHeavy) struct ClusterTLSTests {
     @Test func registrationsAreForwardedOverMutualTLSAndOthersAreTurnedAway() async throws {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
         try await withTemporaryDirectory { directory in
@@ -95,12 +96,17 @@ import Testing
         in directory: String,
         ended: @Sendable () -> String?
     ) async throws {
-        // Bounded generously: at the start of the full suite, a hundred tests share two cores.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, ended() == nil, !nodes.allSatisfy({ $0.router?.membership.snapshot.members.count == 2 }) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        try #require(nodes.allSatisfy { $0.router?.membership.snapshot.members.count == 2 }, "the two nodes did not see each other within 60 s (\(ended() ?? "both running")): \(nodes.map { node in node.router.map { "\($0.membership.snapshot.members.map(\.id)) registered \($0.membership.snapshot.registered) etcd \($0.membership.snapshot.etcdReachable)" } ?? "-" })")
+        // Bounded generously: at the start of the full suite, a hundred tests share two cores. A
+        // group that ended (a node failed to start) ends the wait with its error.
+        let met = try await waitUntil(
+            "the two nodes to see each other (observed: whether the nodes' group ended, and each node's members)",
+            within: .seconds(60),
+            every: .milliseconds(20),
+            observing: { () -> (ended: String?, members: [String]) in
+                (ended(), nodes.map { node in node.router.map { "\($0.membership.snapshot.members.map(\.id)) registered \($0.membership.snapshot.registered) etcd \($0.membership.snapshot.etcdReachable)" } ?? "-" })
+            }
+        ) { $0.ended != nil || nodes.allSatisfy { $0.router?.membership.snapshot.members.count == 2 } }
+        try #require(met.ended == nil, "the nodes stopped before they saw each other: \(met.ended ?? "") (\(met.members))")
         let router = try #require(nodes[0].router)
         #expect(router.membership.snapshot.members.allSatisfy { $0.url.hasPrefix("https://") })
 
@@ -114,27 +120,32 @@ import Testing
         let accessToken = UUID().uuidString.lowercased()
         // Unanswered is the protocol's "send again", and status-go sends a new message then: the
         // owner may still be taking over its partitions just after the nodes met. Bounded.
-        var answers: [WakuMessage] = []
-        // Each attempt a version higher: one whose answer alone was lost may have been stored.
-        for attempt in 0..<10 where answers.isEmpty {
-            let message = try client.registration(
-                installationID: installationID,
-                version: UInt64(attempt + 1),
-                accessToken: accessToken,
-                deviceToken: String(repeating: "ab", count: 32),
-                apnTopic: "im.status.ethereum"
-            )
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(nodes[0].configuration.server.port)/waku/v1/messages")
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(message)))
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
-            answers = try JSONDecoder().decode([WakuMessage].self, from: Data(buffer: try await response.body.collect(upTo: 1 << 20)))
-            if answers.isEmpty {
-                print("ClusterTLSTests: registration attempt \(attempt + 1) was not answered; sending a new one")
-                try await Task.sleep(for: .milliseconds(500))
+        var attempts = 0
+        let answers = try await waitUntil(
+            "node0 to answer a registration node1 owns, forwarded over mutual TLS",
+            within: .seconds(60),
+            // The pause a client makes before sending again.
+            every: .milliseconds(500),
+            observing: { () async throws -> [WakuMessage] in
+                attempts += 1
+                // Each attempt a version higher: one whose answer alone was lost may have been stored.
+                let message = try client.registration(
+                    installationID: installationID,
+                    version: UInt64(attempts),
+                    accessToken: accessToken,
+                    deviceToken: String(repeating: "ab", count: 32),
+                    apnTopic: "im.status.ethereum"
+                )
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(nodes[0].configuration.server.port)/waku/v1/messages")
+                request.method = .POST
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(message)))
+                let response = try await HTTPClient.shared.execute(request, timeout: TimeAmount(TestTime.bound(.seconds(60))))
+                let answers = try JSONDecoder().decode([WakuMessage].self, from: Data(buffer: try await response.body.collect(upTo: 1 << 20)))
+                if answers.isEmpty { print("ClusterTLSTests: registration attempt \(attempts) was not answered; sending a new one") }
+                return answers
             }
-        }
+        ) { !$0.isEmpty }
         try #require(answers.count == 1)
         #expect(try StatusAnswer(answers[0], openedWith: identity).registrationResponse().success)
 
@@ -143,7 +154,7 @@ import Testing
         internalOnPublic.method = .POST
         internalOnPublic.headers.add(name: "Authorization", value: "Bearer cluster-secret-for-tests")
         internalOnPublic.body = .bytes(ByteBuffer(string: "{}"))
-        #expect(try await HTTPClient.shared.execute(internalOnPublic, timeout: .seconds(10)).status == .notFound)
+        #expect(try await HTTPClient.shared.execute(internalOnPublic, timeout: TimeAmount(TestTime.bound(.seconds(30)))).status == .notFound)
 
         // The internal listener refuses a client without a certificate of the CA, secret or not.
         let roots = try NIOSSLCertificate.fromPEMFile(directory + "/ca.pem")
@@ -159,7 +170,7 @@ import Testing
             forged.headers.add(name: "Authorization", value: "Bearer cluster-secret-for-tests")
             forged.body = .bytes(ByteBuffer(string: "{}"))
             await #expect(throws: (any Error).self) {
-                let answer = try await outsider.execute(forged, timeout: .seconds(10))
+                let answer = try await outsider.execute(forged, timeout: TimeAmount(TestTime.bound(.seconds(30))))
                 _ = try await answer.body.collect(upTo: 1 << 20)
             }
             try await outsider.shutdown()

@@ -274,7 +274,7 @@ import Testing
         let outputPath = directory + "/didcomm-\(command)-out.json"
         try JSONSerialization.data(withJSONObject: input).write(to: URL(fileURLWithPath: inputPath))
         let process = try ChildProcess(executable: "/usr/bin/env", arguments: ["python3", Self.script, command, inputPath, outputPath])
-        let exit = try await process.waitForExit(timeout: .seconds(120))
+        let exit = try await process.waitForExit(timeout: TestTime.bound(.seconds(120)))
         #expect(exit.status == 0 && !exit.timedOut, "didcomm_v1.py \(command): \(process.output)")
         return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: outputPath))) as? [Any])
     }

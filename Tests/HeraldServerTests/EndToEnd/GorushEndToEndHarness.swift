@@ -20,6 +20,11 @@ struct GorushEndToEndHarness {
     let fcm: MockFCM
     let webhook: WebhookReceiver
     let client: any TestClientProtocol
+    let node: HeraldNode
+
+    /// How long one feedback POST may take, in whole seconds: here it only bounds a hang, and a
+    /// post cut off on a busy machine would be posted again beside the one the test counts.
+    static var feedbackTimeoutSeconds: Int { Int((TestTime.bound(.seconds(30)) / .seconds(1)).rounded(.up)) }
 
     /// `clock` times the node's back-off and token renewal: a `TestClock` lets a test pass a
     /// Retry-After without waiting for it.
@@ -59,6 +64,7 @@ struct GorushEndToEndHarness {
                     feedback:
                       url: \(webhook.url)
                       bearer-token: hook-s3cret
+                      timeout: \(Self.feedbackTimeoutSeconds)s
                     apps:
                       wallet:
                         apns:
@@ -89,7 +95,7 @@ struct GorushEndToEndHarness {
                 let effective = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml"))
                 let node = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"), configurationText: effective.yaml(), clock: clock)
                 try await node.application.test(setup) { client in
-                    try await body(GorushEndToEndHarness(wallet: wallet, chat: chat, fcm: fcm, webhook: webhook, client: client))
+                    try await body(GorushEndToEndHarness(wallet: wallet, chat: chat, fcm: fcm, webhook: webhook, client: client, node: node))
                 }
             } catch {
                 await stopPeers()

@@ -84,14 +84,18 @@ import Testing
     }
 
     @Test func aRepeatWhileTheFirstIsInFlightIsToldToWait() async throws {
-        try await Harness.with { h in
-            h.wallet.setLatency(.milliseconds(700))
+        let clock = TestClock()
+        try await Harness.with(clock: clock) { h in
+            // The first push is refused once and waits for its retry on the node's clock, which
+            // moves only once the repeat is answered: the first is in flight however long that takes.
+            h.wallet.failNext(1, status: 503, reason: "ServiceUnavailable")
             let body = Harness.request(Harness.ios([Harness.apnsToken(0)]))
             async let first = push(h, body, key: "slow")
-            try await Task.sleep(for: .milliseconds(200))
+            try await clock.waitForSleepers(1)
             let second = try await push(h, body, key: "slow")
             #expect(second.status == .conflict)
             #expect(second.headers[.retryAfter] == "1")
+            try await clock.advancing(until: "the first push is delivered after its retry (accepted)", observing: { h.wallet.accepted.count }) { $0 > 0 }
             #expect(try await first.status == .ok)
             let third = try await push(h, body, key: "slow")
             #expect(third.headers[Self.replayed] == "true")

@@ -31,6 +31,7 @@ struct PushNodeHarness {
           production-app: toot
           sandbox-app: toot-dev
           fcm-apps: droid
+          delivery-deadline: $DELIVERY_DEADLINE
 
         """
 
@@ -38,6 +39,7 @@ struct PushNodeHarness {
         frontDoorYAML: String = PushNodeHarness.webPushYAML,
         extraYAML: String = "",
         clock: any Clock<Duration> = ContinuousClock(),
+        webPushDeliveryDeadline: Duration = TestTime.bound(.seconds(60)),
         setup: TestingSetup = .router,
         prepare: @Sendable (String) throws -> Void = { _ in },
         _ body: @escaping @Sendable (PushNodeHarness) async throws -> Void
@@ -99,6 +101,7 @@ struct PushNodeHarness {
                           ca-file: \(directory)/fcm-ca.pem
 
                     """ + (frontDoorYAML + extraYAML).replacingOccurrences(of: "$DIR", with: directory)
+                    .replacingOccurrences(of: "$DELIVERY_DEADLINE", with: "\(webPushDeliveryDeadline.components.seconds)s")
                 try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
                 let effective = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml"))
                 let node = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"), clock: clock)

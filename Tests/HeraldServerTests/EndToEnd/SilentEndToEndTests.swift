@@ -27,8 +27,13 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources/HeraldSilent/Protobuf").path
 
-    static func with(extraYAML: String = "", setup: TestingSetup = .router, _ body: @escaping @Sendable (Harness) async throws -> Void) async throws {
-        try await Harness.with(frontDoorYAML: Self.silentYAML, extraYAML: extraYAML, setup: setup, body)
+    static func with(
+        extraYAML: String = "",
+        clock: any Clock<Duration> = ContinuousClock(),
+        setup: TestingSetup = .router,
+        _ body: @escaping @Sendable (Harness) async throws -> Void
+    ) async throws {
+        try await Harness.with(frontDoorYAML: Self.silentYAML, extraYAML: extraYAML, clock: clock, setup: setup, body)
     }
 
     /// Registers in proto3 JSON, the form an app backend can send without protobuf.
@@ -47,6 +52,12 @@ import Testing
         )
         #expect(response.status == .ok, "\(String(buffer: response.body))")
         return (try? JSONDecoder().decode([String: Int].self, from: Data(response.body.readableBytesView))) ?? [:]
+    }
+
+    /// A broadcast's state as `GET` at its location answers it.
+    static func broadcast(_ h: Harness, at location: String) async throws -> [String: Any] {
+        let response = try await h.client.execute(uri: location, method: .get, headers: [.authorization: "Bearer \(Harness.apiToken)"])
+        return (try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]) ?? [:]
     }
 
     // MARK: Registration
@@ -177,13 +188,17 @@ import Testing
     }
 
     @Test func aPushForADeviceWithOnePendingIsCoalesced() async throws {
-        try await Self.with(extraYAML: "  rate-limit: 0\n") { h in
+        let clock = TestClock()
+        try await Self.with(extraYAML: "  rate-limit: 0\n", clock: clock) { h in
             let registered6 = try await Self.register(h, deviceID: "slow", token: Harness.apnsToken(321))
             #expect(registered6.status == .ok)
-            h.production.setLatency(.milliseconds(500))
+            // The first push is refused once and waits for its retry on the node's clock, which
+            // moves only once the second is answered: it is pending however long that takes.
+            h.production.failNext(1, status: 503, reason: "ServiceUnavailable")
             async let first = Self.sync(h, ["slow"])
-            try await Task.sleep(for: .milliseconds(150))
+            try await clock.waitForSleepers(1)
             let second = try await Self.sync(h, ["slow"])
+            try await clock.advancing(until: "the first push is delivered after its retry (accepted)", observing: { h.production.accepted.count }) { $0 > 0 }
             let firstCounts = try await first
             #expect(second["coalesced"] == 1)
             #expect(firstCounts["delivered"] == 1)
@@ -233,15 +248,9 @@ import Testing
             )
             #expect(started.status == .accepted)
             let location = try #require(started.headers[.location])
-            var state: [String: Any] = [:]
-            let deadline = ContinuousClock.now + .seconds(20)
-            while ContinuousClock.now < deadline {
-                let response = try await h.client.execute(uri: location, method: .get, headers: [.authorization: "Bearer \(Harness.apiToken)"])
-                state = (try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]) ?? [:]
-                if state["status"] as? String == "done" { break }
-                try await Task.sleep(for: .milliseconds(50))
+            let state = try await waitUntil("the broadcast is done (its state)", observing: { try await Self.broadcast(h, at: location) }) {
+                $0["status"] as? String == "done"
             }
-            #expect(state["status"] as? String == "done")
             #expect(state["visited"] as? Int == 50)
             #expect(state["dead_tokens"] as? Int == 3)
             let reached = h.production.accepted.map(\.token) + h.fcm.accepted.compactMap { message -> String? in
@@ -257,8 +266,13 @@ import Testing
     }
 
     @Test func aCancelledBroadcastStaysCancelled() async throws {
-        try await Self.with(extraYAML: "  rate-limit: 0\n  broadcast-rate: 20\n") { h in
-            for index in 0..<40 {
+        // The broadcast is paced on the node's clock, which moves only when the test moves it:
+        // one push a step, so how many went out before the cancellation is the test's choice, not
+        // this machine's speed, and nothing is in flight when it comes.
+        let clock = TestClock()
+        try await Self.with(extraYAML: "  rate-limit: 0\n  broadcast-rate: 20\n", clock: clock) { h in
+            let devices = 10
+            for index in 0..<devices {
                 let registered = try await Self.register(h, deviceID: "cancel-\(index)", token: Harness.apnsToken(700 + index))
                 #expect(registered.status == .ok)
             }
@@ -267,24 +281,35 @@ import Testing
             #expect(typo.status == .badRequest, "a typo must not wake every device")
             let started = try await h.client.execute(uri: "/silent/v1/broadcasts", method: .post, headers: auth, body: ByteBuffer())
             let location = try #require(started.headers[.location])
-            // Some pushes out (the first waits for the connection), far from all 40 at 20 a second.
-            let deadline = ContinuousClock.now + .seconds(15)
-            while h.production.accepted.count < 3, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
+            // At 20 a second the first push goes at once and each next one 50 ms of the clock
+            // later; once a push is answered the walk sleeps until the next is due.
+            let sent = 3
+            for pushed in 1...sent {
+                try await waitUntil(
+                    "push \(pushed) of the broadcast answered and the walk waiting for the next (accepted, sleeping)",
+                    observing: { () -> (accepted: Int, sleeping: Int) in (h.production.accepted.count, clock.sleepers) }
+                ) { $0.accepted == pushed && $0.sleeping == 1 }
+                if pushed < sent, let next = clock.nextDeadline { clock.advance(to: next) }
             }
             let cancelled = try await h.client.execute(uri: location, method: .delete, headers: auth)
             #expect(cancelled.status == .ok)
-            let sent = h.production.accepted.count
-            #expect((1..<40).contains(sent))
-            // A second's worth of the rate later: nothing more went out, and it still says so.
-            try await Task.sleep(for: .seconds(1))
             #expect(h.production.accepted.count == sent)
-            let state = try await h.client.execute(uri: location, method: .get, headers: auth)
-            #expect(String(buffer: state.body).contains(#""status":"cancelled""#))
+            // The cancellation ended the walk: nothing waits on the clock to send the rest.
+            #expect(clock.sleepers == 0)
+            #expect(try await Self.broadcast(h, at: location)["status"] as? String == "cancelled")
+
             let door = try #require(h.node.frontDoor(SilentFrontDoor.self))
             try await door.sync.broadcasts.resume()
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(h.production.accepted.count == sent, "a cancelled broadcast is not resumed")
+            // A second broadcast, walked to its end: a walk the resume had started again would
+            // have started before it, at the same pace, and sent beside it.
+            let marker = try await h.client.execute(uri: "/silent/v1/broadcasts", method: .post, headers: auth, body: ByteBuffer())
+            let markerLocation = try #require(marker.headers[.location])
+            let done = try await clock.advancing(until: "the second broadcast is done (its state)", observing: { try await Self.broadcast(h, at: markerLocation) }) {
+                $0["status"] as? String == "done"
+            }
+            #expect(done["visited"] as? Int == devices)
+            #expect(h.production.accepted.count == sent + devices, "a cancelled broadcast is not resumed")
+            #expect(try await Self.broadcast(h, at: location)["status"] as? String == "cancelled", "and still says so")
         }
     }
 
@@ -295,7 +320,7 @@ import Testing
         let output = directory + "/notifyme-out.json"
         try JSONSerialization.data(withJSONObject: steps).write(to: URL(fileURLWithPath: input))
         let process = try ChildProcess(executable: "/usr/bin/env", arguments: ["python3", Self.script, Self.protoDirectory, input, output])
-        let exit = try await process.waitForExit(timeout: .seconds(120))
+        let exit = try await process.waitForExit(timeout: TestTime.bound(.seconds(120)))
         #expect(exit.status == 0 && !exit.timedOut, "notifyme_client.py: \(process.output)")
         return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [[String: Any]])
     }
@@ -306,9 +331,10 @@ import Testing
     typealias Harness = PushNodeHarness
 
     @Test func aStoppedBroadcastResumesWhereItsLastBatchEnded() async throws {
-        // Slow enough (6 s for the 60) that a test task starved for a second or two on a
-        // loaded machine still finds the broadcast running when it stops it.
-        try await SilentEndToEndTests.with(extraYAML: "  rate-limit: 0\n  broadcast-rate: 10\n") { h in
+        // Paced on the node's clock, which moves only when the test moves it: the walk is
+        // stopped where the test chose, however slow this machine is.
+        let clock = TestClock()
+        try await SilentEndToEndTests.with(extraYAML: "  rate-limit: 0\n  broadcast-rate: 10\n", clock: clock) { h in
             let tokens = (0..<60).map { Harness.apnsToken(500 + $0) }
             for (index, token) in tokens.enumerated() {
                 let registered = try await SilentEndToEndTests.register(h, deviceID: "resume-\(index)", token: token)
@@ -317,9 +343,9 @@ import Testing
             let door = try #require(h.node.frontDoor(SilentFrontDoor.self))
             let first = door.sync.broadcasts
             let id = try await first.start(service: "default").id
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline, (await first.broadcast(id: id)?.visited ?? 0) < 8 {
-                try await Task.sleep(for: .milliseconds(5))
+            // Progress is recorded every quarter second of the clock.
+            try await clock.advancing(until: "the broadcast records 8 registrations visited (visited)", observing: { await first.broadcast(id: id)?.visited ?? 0 }) {
+                $0 >= 8
             }
             // As at shutdown: the walk stops, the broadcast stays running in LMDB.
             await first.stop()
@@ -333,15 +359,15 @@ import Testing
                 sender: first.sender,
                 metrics: first.metrics,
                 rate: 10,
-                clock: ContinuousClock(),
+                clock: clock,
                 wallClock: { Date() },
                 logger: first.logger
             )
             try await second.resume()
-            while ContinuousClock.now < deadline, await second.broadcast(id: id)?.status != .done {
-                try await Task.sleep(for: .milliseconds(5))
+            let resumed = try await clock.advancing(until: "the resumed broadcast is done (its state)", observing: { await second.broadcast(id: id) }) {
+                $0?.status == .done
             }
-            let done = try #require(await second.broadcast(id: id))
+            let done = try #require(resumed)
             #expect(done.status == .done)
             #expect(done.visited == 60, "no registration walked twice in the count")
             let reached = h.production.accepted.map(\.token)

@@ -1,7 +1,9 @@
 import Foundation
 import HeraldCore
 import HeraldCrypto
-import HeraldStatus
+import HeraldDelivery
+import HeraldServer
+@testable import HeraldStatus
 import HeraldTesting
 import Hummingbird
 import HummingbirdTesting
@@ -69,6 +71,7 @@ import Testing
             let serverKey = try Secp256k1PrivateKey(rawRepresentation: Hex.decode(vectors.keys["server"]!.private)!)
             let extra = "status:\n  identity-key-file: \(keyFile)\n"
             try await GorushEndToEndHarness.with(extraYAML: extra) { harness in
+                let dispatcher = try #require(harness.node.frontDoor(StatusFrontDoor.self)?.dispatcher, "Status pushes through the node's pool")
                 for step in vectors.flow.steps {
                     let apnsBefore = harness.wallet.accepted.count
                     let fcmBefore = harness.fcm.acceptedCount
@@ -94,13 +97,9 @@ import Testing
                     let deliveries = step.expect.deliveries ?? []
                     let apns = deliveries.filter { $0.platform == "apns" }
                     let fcm = deliveries.filter { $0.platform == "fcm" }
-                    // Pushes go out after the answer: wait, a bounded time, for the mocks.
-                    let deadline = ContinuousClock.now + .seconds(15)
-                    while harness.wallet.accepted.count - apnsBefore < apns.count || harness.fcm.acceptedCount - fcmBefore < fcm.count,
-                        ContinuousClock.now < deadline
-                    {
-                        try await Task.sleep(for: .milliseconds(20))
-                    }
+                    // Pushes go out after the answer, handed to the front door's dispatcher before it:
+                    // once the dispatcher holds none, every push of this step has its outcome.
+                    try await waitUntil("the pushes of '\(step.name)' finish (pushes pending)", observing: { dispatcher.pendingCount }) { $0 == 0 }
                     #expect(harness.wallet.accepted.count - apnsBefore == apns.count, "\(step.name): APNs pushes")
                     #expect(harness.fcm.acceptedCount - fcmBefore == fcm.count, "\(step.name): FCM messages")
                     for want in apns {
@@ -118,8 +117,8 @@ import Testing
                         #expect(got.data == want.data)
                     }
                 }
-                // One push request reached both providers; nothing else was pushed.
-                try await Task.sleep(for: .milliseconds(200))
+                // One push request reached both providers; nothing else was pushed (every step's
+                // pushes have finished).
                 #expect(harness.wallet.accepted.count == 1)
                 #expect(harness.fcm.acceptedCount == 1)
             }

@@ -303,11 +303,7 @@ import Testing
                     return try await h.post("/relay-to/production/\(token)")
                 }
                 // The back-offs pass on the test clock as soon as they are taken.
-                let deadline = ContinuousClock.now + .seconds(30)
-                while !done.withLockedValue({ $0 }), ContinuousClock.now < deadline {
-                    if let next = clock.nextDeadline { clock.advance(to: next) }
-                    try await Task.sleep(for: .milliseconds(2))
-                }
+                try await clock.advancing(until: "the relay gives its \(status) answer once the push's back-offs have passed") { done.withLockedValue { $0 } }
                 let response = try await answer.value
                 #expect(response.status.code == status, "\(token)")
                 #expect(response.headers[.retryAfter] != nil)
@@ -380,7 +376,7 @@ import Testing
 
     @Test func fcmThrottlingIs429AndASlowProviderIs503WithinTheDeliveryDeadline() async throws {
         let clock = TestClock()
-        try await Harness.with(clock: clock) { h in
+        try await Harness.with(clock: clock, webPushDeliveryDeadline: .seconds(8)) { h in
             let throttled = Harness.fcmToken(4)
             let failing = Harness.fcmToken(5)
             h.fcm.script(token: throttled, .quotaExceeded(retryAfter: "30"))
@@ -392,11 +388,7 @@ import Testing
                     defer { done.withLockedValue { $0 = true } }
                     return try await h.post("/relay-to-fcm/droid/\(token)")
                 }
-                let deadline = ContinuousClock.now + .seconds(30)
-                while !done.withLockedValue({ $0 }), ContinuousClock.now < deadline {
-                    if let next = clock.nextDeadline { clock.advance(to: next) }
-                    try await Task.sleep(for: .milliseconds(2))
-                }
+                try await clock.advancing(until: "the relay gives its \(status) answer once the push's back-offs have passed") { done.withLockedValue { $0 } }
                 let response = try await answer.value
                 #expect(response.status.code == status, "\(token.prefix(7))")
                 #expect(response.headers[.retryAfter] != nil)
@@ -411,9 +403,12 @@ import Testing
             h.fcm.script(token: token, .unregistered)
             let answer14 = try await h.post("/relay-to-fcm/droid/\(token)")
             #expect(answer14.status == .gone)
+            // A loaded machine may time out the first request and send it again; the second
+            // post must not reach FCM at all.
+            let sent = h.fcm.sendRequestCount
             let answer15 = try await h.post("/relay-to-fcm/droid/\(token)")
             #expect(answer15.status == .gone)
-            #expect(h.fcm.sendRequestCount == 1)
+            #expect(h.fcm.sendRequestCount == sent)
         }
     }
 }

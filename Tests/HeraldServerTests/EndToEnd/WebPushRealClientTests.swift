@@ -135,7 +135,7 @@ import Testing
         try JSONSerialization.data(withJSONObject: input).write(to: URL(fileURLWithPath: inputPath))
         try? FileManager.default.removeItem(atPath: outputPath)
         let process = try ChildProcess(executable: "/usr/bin/env", arguments: ["python3", Self.script, command, inputPath, outputPath])
-        let exit = try await process.waitForExit(timeout: .seconds(120))
+        let exit = try await process.waitForExit(timeout: TestTime.bound(.seconds(120)))
         #expect(exit.status == 0 && !exit.timedOut, "relay_client.py \(command): \(process.output)")
         let data = try Data(contentsOf: URL(fileURLWithPath: outputPath))
         return try JSONSerialization.jsonObject(with: data)

@@ -65,12 +65,11 @@ final class WebhookReceiver: Sendable {
         await self.server.stop()
     }
 
-    /// Waits, a bounded time, until `count` events arrived.
-    func waitFor(_ count: Int, timeout: Duration = .seconds(10)) async -> [[String: Any]] {
-        let deadline = ContinuousClock.now + timeout
-        while self.bodies.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+    /// Waits until at least `count` events arrived, and returns every event received; throws
+    /// `WaitTimedOut` with the number that did arrive once `limit` (scaled) passes.
+    @discardableResult
+    func waitFor(_ count: Int, within limit: Duration = .seconds(30)) async throws -> [[String: Any]] {
+        try await waitUntil("\(count) events reach the receiver", within: limit, observing: { self.bodies.withLock { $0.count } }) { $0 >= count }
         return self.received
     }
 
