@@ -2,7 +2,8 @@ import CSodium
 import Foundation
 
 /// DIDComm v1 encryption envelopes (Aries RFC 0019), as Aries agents pack them: the content in
-/// XChaCha20-Poly1305 (IETF) under a random content key, with the base64url `protected` header
+/// ChaCha20-Poly1305 (IETF, 12-byte iv, labelled `xchacha20poly1305_ietf` as every wallet labels
+/// it; a 24-byte iv is opened as XChaCha20) under a random content key, with the base64url `protected` header
 /// as associated data; the content key sealed for each recipient's X25519 key, with `crypto_box`
 /// from the sender's key and the sender's verkey sealed beside it (authcrypt), or with
 /// `crypto_box_seal` alone (anoncrypt). Herald opens those addressed to its own key and answers
@@ -96,6 +97,11 @@ public enum DIDCommEnvelope {
 
     /// Packs `message` for `recipients` (base58 verkeys): authcrypt from `sender`, or anoncrypt
     /// without one. The random parts may be given, for test vectors.
+    ///
+    /// The content is ChaCha20-Poly1305 IETF with a 12-byte iv under the label
+    /// `xchacha20poly1305_ietf`, as RFC 0019's algorithm, ACA-Py, Credo and indy-sdk pack it: they
+    /// open every envelope that way and refuse a 24-byte iv. A given 24-byte iv packs real
+    /// XChaCha20-Poly1305, for vectors of that form.
     public static func pack(
         _ message: [UInt8],
         for recipients: [String],
@@ -104,10 +110,10 @@ public enum DIDCommEnvelope {
         iv givenIV: [UInt8]? = nil
     ) throws(DIDCommError) -> [UInt8] {
         Sodium.ready()
-        let contentKey = givenKey ?? Sodium.random(Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES))
-        let iv = givenIV ?? Sodium.random(Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES))
-        guard contentKey.count == Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES), iv.count == Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES) else {
-            throw .key("a content key is 32 bytes and an iv 24")
+        let contentKey = givenKey ?? Sodium.random(Int(crypto_aead_chacha20poly1305_ietf_KEYBYTES))
+        let iv = givenIV ?? Sodium.random(ContentCipher.chacha20.nonceLength)
+        guard contentKey.count == Int(crypto_aead_chacha20poly1305_ietf_KEYBYTES), let cipher = ContentCipher(nonceLength: iv.count) else {
+            throw .key("a content key is 32 bytes and an iv 12 or 24")
         }
         var sealed: [Recipient] = []
         for recipient in recipients {
@@ -130,40 +136,29 @@ public enum DIDCommEnvelope {
         encoder.outputFormatting = [.withoutEscapingSlashes]
         guard let headerJSON = try? encoder.encode(header) else { throw .malformed("the header does not encode") }
         let protected = Self.base64URL(Array(headerJSON))
-        var output = [UInt8](repeating: 0, count: message.count + Int(crypto_aead_xchacha20poly1305_ietf_ABYTES))
-        var length: UInt64 = 0
-        let aad = Array(protected.utf8)
-        guard crypto_aead_xchacha20poly1305_ietf_encrypt(&output, &length, message, UInt64(message.count), aad, UInt64(aad.count), nil, iv, contentKey) == 0 else {
-            throw .key("the content does not encrypt")
-        }
-        let tagStart = Int(length) - Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+        let sealedContent = try cipher.seal(message, aad: Array(protected.utf8), nonce: iv, key: contentKey)
+        let tagStart = sealedContent.count - ContentCipher.tagLength
         let envelope = Envelope(
             protected: protected,
             iv: Self.base64URL(iv),
-            ciphertext: Self.base64URL(Array(output[..<tagStart])),
-            tag: Self.base64URL(Array(output[tagStart..<Int(length)]))
+            ciphertext: Self.base64URL(Array(sealedContent[..<tagStart])),
+            tag: Self.base64URL(Array(sealedContent[tagStart...]))
         )
         guard let bytes = try? encoder.encode(envelope) else { throw .malformed("the envelope does not encode") }
         return Array(bytes)
     }
 
+    /// Opens the content by the iv's length, whichever of the two labels it came under: wallets
+    /// write `xchacha20poly1305_ietf` over 12-byte ChaCha20-Poly1305, and only XChaCha20 takes 24.
     private static func decrypt(_ sealed: [UInt8], enc: String, key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws(DIDCommError) -> [UInt8] {
-        guard key.count == 32 else { throw .decryption("the content key is \(key.count) bytes, not 32") }
-        var output = [UInt8](repeating: 0, count: sealed.count)
-        var length: UInt64 = 0
-        let result: Int32
-        switch enc {
-        case "xchacha20poly1305_ietf":
-            guard nonce.count == Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES) else { throw .malformed("xchacha20poly1305_ietf needs a 24-byte iv") }
-            result = crypto_aead_xchacha20poly1305_ietf_decrypt(&output, &length, nil, sealed, UInt64(sealed.count), aad, UInt64(aad.count), nonce, key)
-        case "chacha20poly1305_ietf":
-            guard nonce.count == Int(crypto_aead_chacha20poly1305_ietf_NPUBBYTES) else { throw .malformed("chacha20poly1305_ietf needs a 12-byte iv") }
-            result = crypto_aead_chacha20poly1305_ietf_decrypt(&output, &length, nil, sealed, UInt64(sealed.count), aad, UInt64(aad.count), nonce, key)
-        default:
+        guard enc == "xchacha20poly1305_ietf" || enc == "chacha20poly1305_ietf" else {
             throw .malformed("enc \(enc.prefix(40)) is not xchacha20poly1305_ietf or chacha20poly1305_ietf")
         }
-        guard result == 0 else { throw .decryption("the content's tag does not verify") }
-        return Array(output[..<Int(length)])
+        guard let cipher = ContentCipher(nonceLength: nonce.count) else {
+            throw .malformed("the iv is \(nonce.count) bytes: 12 for ChaCha20-Poly1305 (as wallets pack) or 24 for XChaCha20-Poly1305")
+        }
+        guard key.count == 32 else { throw .decryption("the content key is \(key.count) bytes, not 32") }
+        return try cipher.open(sealed, aad: aad, nonce: nonce, key: key)
     }
 
     private static func seal(_ message: [UInt8], for curve: [UInt8]) throws(DIDCommError) -> [UInt8] {

@@ -6,8 +6,9 @@ public import Testing
 /// hundreds of requests.
 ///
 /// Swift Testing runs every suite at once. On two cores, several such tests side by side starve
-/// each other's servers until their deadlines pass, so these take turns: one load-heavy test
-/// case runs at a time, beside any number of light ones.
+/// each other's servers until their deadlines pass, so these take turns: at most
+/// `HERALD_TEST_HEAVY_WIDTH` (default 2) load-heavy test cases run at once, beside any number of
+/// light ones.
 public struct LoadHeavy: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
@@ -16,8 +17,8 @@ public struct LoadHeavy: TestTrait, SuiteTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
-        // A recursive suite trait is also asked to scope the suite itself; only its test cases
-        // take turns, or the suite would hold the turn its own tests wait for.
+        // A recursive suite trait may also be asked to scope the suite itself; only test cases
+        // take turns, so a suite never holds a turn its own tests wait for.
         guard testCase != nil else {
             try await function()
             return
@@ -27,7 +28,7 @@ public struct LoadHeavy: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == LoadHeavy {
-    /// One load-heavy test case at a time in this process.
+    /// Takes turns with the other load-heavy test cases of this process.
     public static var loadHeavy: Self { LoadHeavy() }
 }
 

@@ -17,6 +17,13 @@ import Testing
         var message: String
         var authcrypt: String
         var anoncrypt: String
+        /// As wallets pack: a 12-byte iv, ChaCha20-Poly1305 IETF, labelled xchacha20poly1305_ietf.
+        var authcryptChaCha: String
+
+        enum CodingKeys: String, CodingKey {
+            case herald, wallet, message, authcrypt, anoncrypt
+            case authcryptChaCha = "authcrypt_chacha"
+        }
     }
 
     static let vectors: Vectors = {
@@ -47,6 +54,48 @@ import Testing
         let opened = try DIDCommEnvelope.open(Array(Self.vectors.authcrypt.utf8), with: self.herald)
         #expect(opened.message == Self.bytes(Self.vectors.message))
         #expect(opened.sender == Self.vectors.wallet.verkey)
+    }
+
+    @Test func walletsTwelveByteIVUnderTheXChaChaLabelOpens() throws {
+        let envelope = try #require(try JSONSerialization.jsonObject(with: Data(Self.vectors.authcryptChaCha.utf8)) as? [String: String])
+        let iv = try #require(envelope["iv"])
+        #expect(Self.base64URL(iv)?.count == 12)
+        #expect(try Self.protectedHeader(envelope)["enc"] as? String == "xchacha20poly1305_ietf")
+        let opened = try DIDCommEnvelope.open(Array(Self.vectors.authcryptChaCha.utf8), with: self.herald)
+        #expect(opened.message == Self.bytes(Self.vectors.message))
+        #expect(opened.sender == Self.vectors.wallet.verkey)
+    }
+
+    /// ACA-Py and Credo open every envelope with a 12-byte iv and refuse 24 bytes, whatever `enc`
+    /// says; Herald answers in that form.
+    @Test func heraldPacksTheFormWalletsOpen() throws {
+        let packed = try DIDCommEnvelope.pack(Array("{}".utf8), for: [self.wallet.verkeyBase58], from: self.herald)
+        let envelope = try #require(try JSONSerialization.jsonObject(with: Data(packed)) as? [String: String])
+        let iv = try #require(envelope["iv"])
+        #expect(Self.base64URL(iv)?.count == 12)
+        #expect(try Self.protectedHeader(envelope)["enc"] as? String == "xchacha20poly1305_ietf")
+    }
+
+    @Test(arguments: [0, 8, 16, 32])
+    func anIVOfAnotherLengthIsRefusedNamingBoth(length: Int) throws {
+        var envelope = try #require(try JSONSerialization.jsonObject(with: Data(Self.vectors.authcrypt.utf8)) as? [String: String])
+        envelope["iv"] = Data(repeating: 7, count: length).base64EncodedString()
+        let changed = try JSONSerialization.data(withJSONObject: envelope)
+        #expect(throws: DIDCommError.malformed("the iv is \(length) bytes: 12 for ChaCha20-Poly1305 (as wallets pack) or 24 for XChaCha20-Poly1305")) {
+            try DIDCommEnvelope.open(Array(changed), with: self.herald)
+        }
+    }
+
+    static func base64URL(_ text: String) -> [UInt8]? {
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        return Data(base64Encoded: standard).map(Array.init)
+    }
+
+    static func protectedHeader(_ envelope: [String: String]) throws -> [String: Any] {
+        let protected = try #require(envelope["protected"])
+        let bytes = try #require(Self.base64URL(protected))
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
     @Test func pyNaClAnoncryptOpensWithoutASender() throws {

@@ -198,7 +198,7 @@ import Testing
                     try await waitUntil("pushes reach the mock", observing: { harness.mock.requestCount }) { $0 > 2 }
                     // APNs finishes the streams it accepted before it closes; a short grace on a busy
                     // machine would drop their answers and turn this into the at-least-once case.
-                    harness.mock.sendGoAway(reason: "Shutdown", grace: .seconds(10))
+                    harness.mock.sendGoAway(reason: "Shutdown", grace: TestTime.bound(.seconds(30)))
                     return .delivered
                 }
                 return try await group.reduce(into: [DeliveryOutcome]()) { $0.append($1) }

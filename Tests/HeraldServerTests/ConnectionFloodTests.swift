@@ -109,7 +109,8 @@ import Glibc
             // Once the flood lets go, the API port serves again.
             for descriptor in flood { close(descriptor) }
             flood = []
-            // Two requests' worth: one may sit in the backlog behind the flood's last sockets.
+            // A request may sit in the backlog behind the flood's last sockets until the node
+            // has closed them.
             try await waitUntil("the API port answers /healthz again after the flood", within: .seconds(60), every: .milliseconds(200)) { await Self.healthz(port: port) }
             #expect(child.isRunning)
         }

@@ -29,6 +29,7 @@ public final class MockFCM: Sendable {
         var port = 0
         var server: (group: ServiceGroup, task: Task<Void, Never>)?
         var connections: [ObjectIdentifier: any Channel] = [:]
+        var connectionsAccepted = 0
         var isShutDown = false
     }
 
@@ -199,6 +200,9 @@ public final class MockFCM: Sendable {
     /// Client connections currently open.
     public var openConnections: Int { self.shared.withLockedValue { $0.connections.count } }
 
+    /// Client connections accepted since the mock started, open or closed.
+    public var connectionsAccepted: Int { self.shared.withLockedValue { $0.connectionsAccepted } }
+
     // MARK: Internals
 
     var latency: Duration { self.shared.withLockedValue { $0.latency } }
@@ -217,7 +221,10 @@ public final class MockFCM: Sendable {
         try await listener.eventLoop.submit { [shared] in
             let tracker = MockFCMConnectionTracker { connection in
                 let id = ObjectIdentifier(connection)
-                shared.withLockedValue { $0.connections[id] = connection }
+                shared.withLockedValue {
+                    $0.connections[id] = connection
+                    $0.connectionsAccepted += 1
+                }
                 connection.closeFuture.whenComplete { _ in
                     shared.withLockedValue { _ = $0.connections.removeValue(forKey: id) }
                 }

@@ -56,9 +56,23 @@ def seal_open(sealed, me):
     return nacl.public.SealedBox(nacl.public.PrivateKey(me["curve_secret"])).decrypt(sealed)
 
 
+def content_seal(message, aad, iv, cek):
+    """The content AEAD by the iv's length: wallets (RFC 0019, ACA-Py, Credo) use 12-byte
+    ChaCha20-Poly1305 IETF under the label xchacha20poly1305_ietf; only XChaCha20 takes 24."""
+    if len(iv) == 12:
+        return nacl.bindings.crypto_aead_chacha20poly1305_ietf_encrypt(message, aad, iv, cek)
+    return nacl.bindings.crypto_aead_xchacha20poly1305_ietf_encrypt(message, aad, iv, cek)
+
+
+def content_open(sealed, aad, iv, cek):
+    if len(iv) == 12:
+        return nacl.bindings.crypto_aead_chacha20poly1305_ietf_decrypt(sealed, aad, iv, cek)
+    return nacl.bindings.crypto_aead_xchacha20poly1305_ietf_decrypt(sealed, aad, iv, cek)
+
+
 def pack(message, recipient, sender_seed=None, cek=None, iv=None, box_nonce=None, ephemeral=None):
     cek = cek or nacl.utils.random(32)
-    iv = iv or nacl.utils.random(24)
+    iv = iv or nacl.utils.random(12)
     curve = curve_of(recipient)
     if sender_seed is not None:
         sender = agent(sender_seed)
@@ -74,7 +88,7 @@ def pack(message, recipient, sender_seed=None, cek=None, iv=None, box_nonce=None
         "enc": "xchacha20poly1305_ietf", "typ": "JWM/1.0", "alg": alg,
         "recipients": [{"encrypted_key": b64(encrypted_key), "header": header}],
     }).encode())
-    sealed = nacl.bindings.crypto_aead_xchacha20poly1305_ietf_encrypt(message, protected.encode(), iv, cek)
+    sealed = content_seal(message, protected.encode(), iv, cek)
     return json.dumps({"protected": protected, "iv": b64(iv), "ciphertext": b64(sealed[:-16]), "tag": b64(sealed[-16:])})
 
 
@@ -89,9 +103,7 @@ def unpack(envelope, seed):
         cek = nacl.bindings.crypto_box_open(unb64(recipient["encrypted_key"]), unb64(recipient["header"]["iv"]), curve_of(sender), me["curve_secret"])
     else:
         cek = seal_open(unb64(recipient["encrypted_key"]), me)
-    message = nacl.bindings.crypto_aead_xchacha20poly1305_ietf_decrypt(
-        unb64(outer["ciphertext"]) + unb64(outer["tag"]), outer["protected"].encode(), unb64(outer["iv"]), cek
-    )
+    message = content_open(unb64(outer["ciphertext"]) + unb64(outer["tag"]), outer["protected"].encode(), unb64(outer["iv"]), cek)
     return {"message": message.hex(), "sender": sender}
 
 
@@ -110,6 +122,8 @@ def vectors():
         "message": message.hex(),
         "authcrypt": pack(message, herald["verkey"], wallet_seed, box_nonce=bytes(range(10, 34)), **fixed),
         "anoncrypt": pack(message, herald["verkey"], None, **fixed),
+        # As wallets pack: a 12-byte iv, ChaCha20-Poly1305 IETF under the same label.
+        "authcrypt_chacha": pack(message, herald["verkey"], wallet_seed, box_nonce=bytes(range(10, 34)), **dict(fixed, iv=bytes(range(60, 72)))),
     }
 
 

@@ -258,24 +258,42 @@ import Testing
     }
 }
 
-/// The whole flow through DIDComm v1 envelopes a wallet packs itself (PyNaCl, sharing no code with
-/// Herald) for Herald's own verkey, with the answers packed back for the wallet.
+/// The whole flow through DIDComm v1 envelopes a wallet packs itself for Herald's own verkey,
+/// with the answers packed back for the wallet: PyNaCl (sharing no code with Herald), and ACA-Py
+/// 1.7.0's own two packers, which open only the 12-byte-iv form real wallets use.
 @Suite struct AriesEnvelopeTests {
     typealias Harness = PushNodeHarness
 
-    static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("HeraldAriesTests/vectors/didcomm_v1.py").path
+    enum Wallet: String, CaseIterable, Sendable {
+        /// HeraldAriesTests/vectors/didcomm_v1.py.
+        case pyNaCl
+        /// ACA-Py's `askar/didcomm/v1.py`, what an Askar wallet runs.
+        case acapyAskar
+        /// ACA-Py's `wallet/crypto.py`.
+        case acapyNaCl
+
+        static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+        /// The command line before `pack|unpack INPUT OUTPUT`.
+        var command: [String] {
+            switch self {
+            case .pyNaCl: ["python3", Self.tests.appendingPathComponent("HeraldAriesTests/vectors/didcomm_v1.py").path]
+            case .acapyAskar: ["python3", Self.tests.appendingPathComponent("HeraldServerTests/EndToEnd/wallets/acapy_didcomm.py").path, "askar"]
+            case .acapyNaCl: ["python3", Self.tests.appendingPathComponent("HeraldServerTests/EndToEnd/wallets/acapy_didcomm.py").path, "nacl"]
+            }
+        }
+    }
+
     static let heraldSeed = String(repeating: "11", count: 32)
     static let walletSeed = String(repeating: "22", count: 32)
 
-    func python(_ command: String, _ input: [[String: Any]], directory: String) async throws -> [Any] {
+    func python(_ wallet: Wallet, _ command: String, _ input: [[String: Any]], directory: String) async throws -> [Any] {
         let inputPath = directory + "/didcomm-\(command)-in.json"
         let outputPath = directory + "/didcomm-\(command)-out.json"
         try JSONSerialization.data(withJSONObject: input).write(to: URL(fileURLWithPath: inputPath))
-        let process = try ChildProcess(executable: "/usr/bin/env", arguments: ["python3", Self.script, command, inputPath, outputPath])
+        let process = try ChildProcess(executable: "/usr/bin/env", arguments: wallet.command + [command, inputPath, outputPath])
         let exit = try await process.waitForExit(timeout: TestTime.bound(.seconds(120)))
-        #expect(exit.status == 0 && !exit.timedOut, "didcomm_v1.py \(command): \(process.output)")
+        try #require(exit.status == 0 && !exit.timedOut, "\(wallet) \(command): \(process.output)")
         return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: outputPath))) as? [Any])
     }
 
@@ -283,7 +301,8 @@ import Testing
         text.utf8.map { String(format: "%02x", $0) }.joined()
     }
 
-    @Test func walletTalksToHeraldInPackedEnvelopes() async throws {
+    @Test(arguments: Wallet.allCases)
+    func walletTalksToHeraldInPackedEnvelopes(wallet packer: Wallet) async throws {
         let yaml = AriesEndToEndTests.ariesYAML + "  identity-key-file: $DIR/didcomm.key\n"
         try await Harness.with(frontDoorYAML: yaml, prepare: { directory in
             try (Self.heraldSeed + "\n").write(toFile: directory + "/didcomm.key", atomically: true, encoding: .utf8)
@@ -300,7 +319,7 @@ import Testing
             ]
             var packs: [[String: Any]] = messages.map { ["message": Self.hex($0), "recipient": herald, "sender_seed": Self.walletSeed] }
             packs.append(["message": Self.hex(messages[0]), "recipient": herald, "sender_seed": NSNull()])
-            let envelopes = try await self.python("pack", packs, directory: h.directory).compactMap { $0 as? String }
+            let envelopes = try await self.python(packer, "pack", packs, directory: h.directory).compactMap { $0 as? String }
             #expect(envelopes.count == 5)
 
             func post(_ envelope: String) async throws -> TestResponse {
@@ -324,7 +343,7 @@ import Testing
             #expect(garbage.status == .badRequest)
 
             // The wallet's connection is its verkey; the mediator-style notify names it.
-            let wallet = try #require(try await self.python("unpack", [["envelope": envelopes[0], "seed": Self.heraldSeed]], directory: h.directory).first as? [String: Any])
+            let wallet = try #require(try await self.python(packer, "unpack", [["envelope": envelopes[0], "seed": Self.heraldSeed]], directory: h.directory).first as? [String: Any])
             let walletVerkey = try #require(wallet["sender"] as? String)
             let notified = try await AriesEndToEndTests.notify(h, #"{"connection_id":"didcomm:\#(walletVerkey)","message_id":"m-1","message_tag":"t-1"}"#)
             #expect(notified["result"] as? String == "delivered")
@@ -337,7 +356,7 @@ import Testing
             let last = try await post(envelopes[3])
             answers.append(String(buffer: last.body))
 
-            let opened = try await self.python("unpack", answers.map { ["envelope": $0, "seed": Self.walletSeed] }, directory: h.directory)
+            let opened = try await self.python(packer, "unpack", answers.map { ["envelope": $0, "seed": Self.walletSeed] }, directory: h.directory)
             let replies = try opened.map { item -> [String: Any] in
                 let fields = try #require(item as? [String: Any])
                 #expect(fields["sender"] as? String == herald, "authcrypt from Herald's verkey")

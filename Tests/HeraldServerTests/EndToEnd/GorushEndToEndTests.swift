@@ -52,13 +52,13 @@ import Testing
             // Permanent errors are not retried.
             #expect(h.wallet.requestCount == 4)
             #expect(h.fcm.sendRequestCount == 4)
-            // Dead tokens (and every other failure) reach the feedback webhook too, at least once
-            // each: a post cut off on a busy machine is posted again.
+            // Dead tokens (and every other failure) reach the feedback webhook too, once each.
             let failed = Set(apns + fcm)
             try await waitUntil("a feedback event for each of the 8 failed tokens (tokens reported)", observing: { Set(h.webhook.received.compactMap { $0["token"] as? String }) }) {
                 $0.isSuperset(of: failed)
             }
             let events = h.webhook.received
+            #expect(events.count == 8, "one event per failed push")
             #expect(Set(events.compactMap { $0["token"] as? String }) == failed, "no event for a push that did not fail")
             let dead = events.filter { $0["result"] as? String == "dead_token" }.compactMap { $0["error"] as? String }
             #expect(Set(dead) == ["Unregistered", "DeviceTokenNotForTopic", "BadDeviceToken", "UNREGISTERED", "SENDER_ID_MISMATCH"])

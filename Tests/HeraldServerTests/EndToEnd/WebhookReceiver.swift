@@ -65,14 +65,6 @@ final class WebhookReceiver: Sendable {
         await self.server.stop()
     }
 
-    /// Waits until at least `count` events arrived, and returns every event received; throws
-    /// `WaitTimedOut` with the number that did arrive once `limit` (scaled) passes.
-    @discardableResult
-    func waitFor(_ count: Int, within limit: Duration = .seconds(30)) async throws -> [[String: Any]] {
-        try await waitUntil("\(count) events reach the receiver", within: limit, observing: { self.bodies.withLock { $0.count } }) { $0 >= count }
-        return self.received
-    }
-
     private final class Box: Sendable {
         let receiver = Mutex<WebhookReceiver?>(nil)
     }
