@@ -38,7 +38,9 @@ fi
 # ACA-Py 1.7.0 installs only on Python 3.13+, but the two modules the tests run are plain Python
 # that runs on 3.11: its wheel is unpacked where Tests/HeraldServerTests/EndToEnd/wallets/
 # acapy_didcomm.py looks for it.
-acapy="${HERALD_ACAPY_PATH:-$HOME/.cache/herald/acapy-agent-1.7.0}"
+# The home directory as Python's expanduser finds it, with or without HOME set.
+home="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
+acapy="${HERALD_ACAPY_PATH:-$home/.cache/herald/acapy-agent-1.7.0}"
 if [ ! -f "$acapy/acapy_agent/askar/didcomm/v1.py" ]; then
     echo "install-deps: unpacking acapy-agent 1.7.0 into $acapy"
     wheels="$(mktemp -d)"
