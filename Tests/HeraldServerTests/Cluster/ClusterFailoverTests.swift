@@ -390,17 +390,6 @@ final class FailoverCluster: Sendable {
         }
     }
 
-    /// What one node said about itself while the test waited for it.
-    private struct NodeState: CustomStringConvertible {
-        var port: Int
-        var members: Int?
-        var readyz: Int?
-
-        var description: String {
-            "port \(self.port): \(self.members.map { "\($0) members" } ?? "no /cluster answer"), /readyz \(self.readyz.map { "\($0)" } ?? "unanswered")"
-        }
-    }
-
     /// Waits (bounded) until every node is ready and sees every member; on a timeout the error
     /// carries the nodes' output.
     func waitUntilReady() async throws {
@@ -410,8 +399,8 @@ final class FailoverCluster: Sendable {
                 "every node to be ready and list \(self.ports.count) members",
                 within: .seconds(120),
                 every: .milliseconds(100),
-                observing: { () async -> [NodeState] in
-                    var states: [NodeState] = []
+                observing: { () async -> [ClusterNodeState] in
+                    var states: [ClusterNodeState] = []
                     for port in self.ports {
                         var members: Int?
                         if let (status, body) = try? await self.get("/cluster", port: port), status == 200,
@@ -420,7 +409,7 @@ final class FailoverCluster: Sendable {
                             members = (json["members"] as? [Any])?.count
                         }
                         let ready = try? await self.get("/readyz", port: port)
-                        states.append(NodeState(port: port, members: members, readyz: ready?.0))
+                        states.append(ClusterNodeState(node: "port \(port)", members: members, readyz: ready?.0))
                     }
                     return states
                 }

@@ -227,17 +227,6 @@ final class PartitionedCluster: Sendable {
         self.network.remove()
     }
 
-    /// What one node said about itself while the test waited for it.
-    private struct NodeState: CustomStringConvertible {
-        var node: Int
-        var members: Int?
-        var readyz: Int?
-
-        var description: String {
-            "node\(self.node): \(self.members.map { "\($0) members" } ?? "no /cluster answer"), /readyz \(self.readyz.map { "\($0)" } ?? "unanswered")"
-        }
-    }
-
     /// Waits (bounded) until each of `nodes` is ready and lists `count` members; on a timeout the
     /// error carries the processes' output.
     func waitForMembers(_ count: Int, on nodes: [Int]) async throws {
@@ -248,13 +237,13 @@ final class PartitionedCluster: Sendable {
                 "\(nodes.map { "node\($0)" }) to be ready and each list \(count) members",
                 within: .seconds(120),
                 every: .milliseconds(100),
-                observing: { () async -> [NodeState] in
-                    var states: [NodeState] = []
+                observing: { () async -> [ClusterNodeState] in
+                    var states: [ClusterNodeState] = []
                     for node in nodes {
                         let status = try? await self.clusterStatus(node)
                         let members = (status?["members"] as? [Any])?.count
                         let ready = try? await self.get("/readyz", node: node)
-                        states.append(NodeState(node: node, members: members, readyz: ready?.0))
+                        states.append(ClusterNodeState(node: "node\(node)", members: members, readyz: ready?.0))
                     }
                     return states
                 }
