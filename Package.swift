@@ -537,7 +537,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
-            exclude: ["EndToEnd/webpush", "EndToEnd/silent"],
+            exclude: ["EndToEnd/webpush", "EndToEnd/silent", "EndToEnd/wallets"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -30,7 +30,7 @@ public struct AriesFrontDoor: FrontDoor {
             registry: context.registry,
             pool: pool,
             markers: context.markers,
-            router: context.router,
+            routing: context.routing,
             metrics: AriesMetrics(factory: context.metrics),
             logger: context.logger,
             wallClock: { Date() }

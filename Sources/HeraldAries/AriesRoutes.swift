@@ -1,5 +1,5 @@
 import Foundation
-import HeraldCluster
+public import HeraldFrontDoor
 import HTTPTypes
 public import Hummingbird
 
@@ -25,20 +25,16 @@ public struct AriesRoutes<Context: RequestContext>: Sendable {
         }
     }
 
-    public func registerInternal(on router: some RouterMethods<Context>) {
+    public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {
         router.post(RouterPath(stringLiteral: AriesService.internalMessagesPath + ":connection")) { request, context in
             let body = try await request.body.collect(upTo: 64 << 10)
             let connection = context.parameters.get("connection") ?? ""
-            return Self.response(await self.service.handle(Array(buffer: body), connection: connection.removingPercentEncoding ?? connection, forwardedFrom: Self.from(request)))
+            return Self.response(await self.service.handle(Array(buffer: body), connection: connection.removingPercentEncoding ?? connection, forwardedFrom: context.forwardedFrom ?? "another node"))
         }
-        router.post(RouterPath(stringLiteral: AriesService.internalNotifyPath)) { request, _ in
+        router.post(RouterPath(stringLiteral: AriesService.internalNotifyPath)) { request, context in
             let body = try await request.body.collect(upTo: 64 << 10)
-            return Self.response(await self.service.notify(Array(buffer: body), forwardedFrom: Self.from(request)))
+            return Self.response(await self.service.notify(Array(buffer: body), forwardedFrom: context.forwardedFrom ?? "another node"))
         }
-    }
-
-    static func from(_ request: Request) -> String {
-        HTTPField.Name(ClusterRouter.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
     }
 
     static func response(_ answer: AriesService.Answer) -> Response {

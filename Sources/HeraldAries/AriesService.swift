@@ -28,7 +28,7 @@ public struct AriesService: Sendable {
     let registry: Registry
     let pool: DeliveryPool
     let markers: MessageMarkers
-    let router: ClusterRouter?
+    let routing: PartitionRouting
     let metrics: AriesMetrics
     let logger: Logger
     let wallClock: @Sendable () -> Date
@@ -240,8 +240,7 @@ public struct AriesService: Sendable {
         var fresh: [[UInt8]] = []
         for id in request.ids {
             let marker = Array(SHA256.hash(data: Array((request.connectionID + "\u{0}" + id).utf8)))
-            let expiry = now + UInt64(self.configuration.deduplicationWindow.components.seconds)
-            if (try? await self.markers.insert(marker, in: .ariesMessage, expiry: expiry, now: now)) != false { fresh.append(marker) }
+            if (try? await self.markers.insert(marker, in: self.configuration.messageMarkers, now: now)) != false { fresh.append(marker) }
         }
         if !request.ids.isEmpty, fresh.isEmpty {
             self.metrics.notified(result: "duplicate")
@@ -263,7 +262,7 @@ public struct AriesService: Sendable {
         }
         if !anyDelivered {
             // Nothing reached a device: the mediator may notify again and be pushed.
-            for marker in fresh { try? await self.markers.remove(marker, in: .ariesMessage) }
+            for marker in fresh { try? await self.markers.remove(marker, in: self.configuration.messageMarkers) }
         }
         return Self.json(200, [("result", .string(anyDelivered ? "delivered" : "not_delivered")), ("pushes", .array(results))])
     }
@@ -297,21 +296,13 @@ public struct AriesService: Sendable {
     /// Runs `work` here when this node owns the connection's partition, else has the owner run
     /// it and relays its answer.
     private func owned(_ body: [UInt8], connection: String, forwardedFrom: String?, path: String, _ work: () async -> Answer) async throws(AriesError) -> Answer {
-        guard let router = self.router else { return await work() }
-        let key = Self.key(connection: connection, protocol: .apns)
-        switch router.decide(partition: router.partition(scope: key.scope, subject: key.subject), forwardedFrom: forwardedFrom) {
-        case .local:
-            return await work()
-        case .unavailable(let reason):
-            throw AriesError(503, reason)
-        case .forward(let owner):
-            do {
-                let answer = try await router.send(body, path: path, to: owner)
-                return Answer(status: answer.status, body: answer.body)
-            } catch {
-                throw AriesError(503, "the connection's owner \(owner.id) did not answer: \(error)")
-            }
-        }
+        try await self.routing.atOwner(
+            of: PartitionKey(Self.key(connection: connection, protocol: .apns)),
+            forwardedFrom: forwardedFrom,
+            forwarding: { PartitionRouting.Forwarding(path: path, body: body) },
+            relay: { answer throws(AriesError) in Answer(status: answer.status, body: answer.body) },
+            here: { () async throws(AriesError) in await work() }
+        )
     }
 
     /// RFC 3986's unreserved characters stay; everything else, non-ASCII letters included, is

@@ -21,11 +21,6 @@ public final class ClusterRouter: Sendable {
         case unavailable(String)
     }
 
-    /// Why a forwarded request did not get the owner's answer.
-    public struct ForwardingError: Error, CustomStringConvertible {
-        public var description: String
-    }
-
     /// Header that marks a forwarded request; its value is the forwarding node's id.
     public static let forwardedHeader = "X-Herald-Forwarded-From"
 
@@ -47,14 +42,12 @@ public final class ClusterRouter: Sendable {
 
     public var nodeID: String { self.membership.configuration.nodeID }
 
-    /// The partition of a subject's registrations, as the log partitions them.
-    public func partition(scope: RegistrationScope, subject: [UInt8]) -> Int {
-        RegistrationKey.partition(scope: scope, subject: subject, of: self.membership.configuration.partitions)
-    }
+    /// How many partitions the log has.
+    public var partitions: Int { self.membership.configuration.partitions }
 
-    /// The partition of any other key a front door routes by.
-    public func partition(ofKey key: [UInt8]) -> Int {
-        RegistrationKey.partition(ofBytes: key, of: self.membership.configuration.partitions)
+    /// The partition `key` falls in.
+    public func partition(of key: PartitionKey) -> Int {
+        key.partition(of: self.partitions)
     }
 
     public func decide(partition: Int, forwardedFrom: String?) -> Decision {
@@ -79,20 +72,10 @@ public final class ClusterRouter: Sendable {
         public var body: [UInt8]
     }
 
-    /// POSTs `body` to `path` on `member` with the cluster secret and returns the answer's body;
-    /// anything but 200 is a failure the caller answers as retryable.
-    public func forward(_ body: [UInt8], path: String, to member: ClusterMember, contentType: String = "application/json") async throws -> [UInt8] {
-        let answer = try await self.send(body, path: path, to: member, contentType: contentType)
-        guard (200..<300).contains(answer.status) else {
-            throw ForwardingError(description: "\(member.id) answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
-        }
-        return answer.body
-    }
-
     /// POSTs `body` to `path` on `member` with the cluster secret and `headers`, and returns
-    /// the answer as it is, for a front door that relays the owner's answer to its client.
-    /// Throws only when no answer came.
-    public func send(
+    /// the answer as it is; `PartitionRouting` decides what it means. Throws only when no answer
+    /// came.
+    func send(
         _ body: [UInt8],
         path: String,
         to member: ClusterMember,

@@ -1,4 +1,4 @@
-/// Lowercase hexadecimal, as logs and the Status protocol write bytes.
+/// Lowercase hexadecimal, as logs and several protocols write bytes.
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 

@@ -1,7 +1,7 @@
 /// A pull reader over JSON text (RFC 8259): the caller walks objects and arrays and reads each
 /// value as the type it expects, so a request body becomes its fields in one pass, without the
-/// tree and the keyed-container lookups of Foundation's `JSONDecoder` (a tenth of a push's CPU
-/// on the gorush path). Integers are read from their digits, so 64-bit values stay exact.
+/// tree and the keyed-container lookups of Foundation's `JSONDecoder` (a tenth of a 1-token
+/// push's CPU). Integers are read from their digits, so 64-bit values stay exact.
 ///
 /// Strict: anything outside the grammar, a value of another type than the one asked for, an
 /// integer with a fraction or an exponent, invalid UTF-8, a lone surrogate escape or nesting

@@ -1,5 +1,5 @@
 /// Any JSON value, kept as sent, for payload fields whose contents Herald passes through
-/// (gorush's `data`, `alert`, Live Activity `attributes`). Writes itself as compact JSON bytes.
+/// (custom `data`, an `alert`, Live Activity `attributes`). Writes itself as compact JSON bytes.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)

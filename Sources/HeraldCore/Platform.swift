@@ -1,6 +1,6 @@
 /// The push service a device token belongs to.
 ///
-/// An open set over the wire integer: protocols such as Status accept token types Herald cannot
+/// An open set over the wire integer: a front door's protocol may accept token types Herald cannot
 /// deliver to yet, and the registry must store and return them unchanged.
 public struct Platform: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8

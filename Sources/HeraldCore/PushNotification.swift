@@ -26,11 +26,11 @@ public struct PushNotification: Sendable, Hashable {
     public var pushType: String?
     /// The registration the token came from, so a dead-token answer can disable it.
     public var registration: RegistrationKey?
-    /// The caller's own id for the request this push came from (gorush's `notif_id`), echoed in
+    /// The caller's own id for the request this push came from (a request id the sender gave), echoed in
     /// feedback.
     public var callerReference: String?
     /// How long delivery may take over all attempts, when less than the endpoint's own deadline:
-    /// for callers that answer a sender who gives up sooner (Web Push senders time out in seconds).
+    /// for callers that answer a sender who gives up sooner (some time out in seconds).
     public var deadline: Duration?
 
     public init(

@@ -8,7 +8,7 @@ import Darwin
 
 /// Random (version 4) UUIDs as lowercase text, the form APNs' `apns-id` and Herald's push ids
 /// take. Foundation's `UUID()` opens and reads `/dev/urandom` on every call on Linux, which cost a
-/// push on the gorush path three system calls; this takes its 16 bytes from one `getentropy` and
+/// 1-token push three system calls; this takes its 16 bytes from one `getentropy` and
 /// writes the text directly.
 public enum RandomUUID {
     private static let digits = Array("0123456789abcdef".utf8)

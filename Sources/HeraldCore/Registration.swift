@@ -6,8 +6,8 @@ public struct Registration: Hashable, Sendable {
     public var device: Device
     /// `false` once the provider reported the token dead, or when the client asked not to be pushed.
     public var enabled: Bool
-    /// Protocol-specific data the front door keeps with the registration (for Status, the whole
-    /// decoded registration message). The registry stores it opaquely.
+    /// Protocol-specific data the front door keeps with the registration (the whole registration
+    /// message, say). The registry stores it opaquely.
     public var attributes: [UInt8]
 
     public init(key: RegistrationKey, version: UInt64, device: Device, enabled: Bool = true, attributes: [UInt8] = []) {

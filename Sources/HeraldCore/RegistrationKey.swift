@@ -1,5 +1,5 @@
-/// Identifies one registration: a subject (for Status the hashed public key, never the key itself)
-/// and one of its installations.
+/// Identifies one registration: a subject (whom the front door registers, often a hash of
+/// an identity, never a secret) and one of its installations.
 public struct RegistrationKey: Hashable, Sendable, CustomStringConvertible {
     /// Longest subject accepted; a SHAKE-256/64 hash is 64 bytes, the rest is headroom.
     public static let maximumSubjectLength = 255

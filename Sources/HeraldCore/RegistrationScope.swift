@@ -1,22 +1,27 @@
-/// Which front door owns a registration. Each door has its own key space in the registry, so a
-/// Status installation id can never collide with a silent-sync app-instance token.
+/// A front door's key space in the registry, so equal subjects of two protocols never collide. Each door declares its own (number and name) in its folder;
+/// the node refuses to start when two declare the same. The number is what the store keeps: it
+/// never changes once registrations exist.
 public struct RegistrationScope: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8
+    /// What logs call it. A scope read back from a stored key has no declared name.
+    public let name: String
+
+    public init(_ rawValue: UInt8, name: String) {
+        self.rawValue = rawValue
+        self.name = name
+    }
 
     public init(rawValue: UInt8) {
-        self.rawValue = rawValue
+        self.init(rawValue, name: "scope(\(rawValue))")
     }
 
-    public static let status = RegistrationScope(rawValue: 1)
-    public static let silentSync = RegistrationScope(rawValue: 2)
-    public static let aries = RegistrationScope(rawValue: 3)
-
-    public var description: String {
-        switch self {
-        case .status: "status"
-        case .silentSync: "silent-sync"
-        case .aries: "aries"
-        default: "scope(\(self.rawValue))"
-        }
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.rawValue == rhs.rawValue
     }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.rawValue)
+    }
+
+    public var description: String { self.name }
 }

@@ -25,7 +25,7 @@ extension RegistryCommand {
             return .store(RegistryRecord(version: registration.version, registration: registration))
 
         case .unregister(_, let version):
-            // An unregister of a key never registered stores nothing (status-go does the same).
+            // An unregister of a key never registered stores nothing.
             guard let stored else { return .unchanged(.notRegistered) }
             guard version > stored.version else { return .unchanged(.staleVersion) }
             return .store(RegistryRecord(version: version, registration: nil))

@@ -51,7 +51,7 @@ public struct DeliveryPool: Sendable {
     }
 
     /// The app one of whose providers serves `topic` (APNs: its bundle id, or the bundle id before
-    /// a push-type suffix such as `.voip`), for callers that route by topic, as gorush callers do.
+    /// a push-type suffix such as `.voip`), for callers that route by topic.
     public func appID(forTopic topic: String) -> String? {
         self.apps.first { $0.value.providers.contains { $0.serves(topic: topic) } }?.key
     }
@@ -63,9 +63,9 @@ public struct DeliveryPool: Sendable {
         do {
             outcome = try await self.deliver(notification, appID: appID)
         } catch {
-            // Not admitted: the caller hears it, and so does feedback, for callers (gorush's
-            // async mode) that have already answered.
-            let event = FeedbackEvent(notification, app: appID, outcome: .failed(DeliveryFailure(.overloaded, "max capacity reached")))
+            // Not admitted: the caller hears it, and so does feedback, for callers that
+            // have already answered theirs.
+            let event = FeedbackEvent(notification, app: appID, outcome: .failed(DeliveryFailure(.overloaded, "not admitted: \(error.message)")))
             for observer in self.failureObservers { observer.pushFailed(event) }
             throw error
         }
@@ -108,8 +108,8 @@ public struct DeliveryPool: Sendable {
             case .success(let outcome) where outcome != .delivered:
                 let event = FeedbackEvent(notification, app: appID, outcome: outcome)
                 for observer in self.failureObservers { observer.pushFailed(event) }
-            case .failure:
-                let event = FeedbackEvent(notification, app: appID, outcome: .failed(DeliveryFailure(.overloaded, "max capacity reached")))
+            case .failure(let error):
+                let event = FeedbackEvent(notification, app: appID, outcome: .failed(DeliveryFailure(.overloaded, "not admitted: \(error.message)")))
                 for observer in self.failureObservers { observer.pushFailed(event) }
             default:
                 break

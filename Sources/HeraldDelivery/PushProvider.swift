@@ -27,10 +27,16 @@ public protocol PushProvider: Sendable {
     func shutdown() async
     /// Failed connection attempts since start, by cause.
     var connectFailures: ConnectFailures { get async }
+    /// The APNs environment its device tokens belong to; `nil` for a provider without one. A
+    /// token of one environment is `BadDeviceToken` in the other, so front doors that pick an
+    /// app by environment check it here.
+    var apnsEnvironment: APNSAppConfiguration.Environment? { get }
 }
 
 extension PushProvider {
     public var connectFailures: ConnectFailures { get async { ConnectFailures() } }
+
+    public var apnsEnvironment: APNSAppConfiguration.Environment? { nil }
 }
 
 extension PushProvider {

@@ -1,7 +1,7 @@
 import Synchronization
 
-/// A token bucket per sender (a Web Push subscription or VAPID key, a Status sender key, a gorush
-/// client address): `perMinute` pushes a minute, in bursts of as many. Memory is bounded: past
+/// A token bucket per sender (a subscription, a signing key, a client address, as a front door
+/// names its senders): `perMinute` pushes a minute, in bursts of as many. Memory is bounded: past
 /// `capacity` senders, those whose bucket has refilled (which is the same as never having
 /// pushed) are forgotten, and if none has, the oldest half.
 public final class SenderRateLimiter: Sendable {

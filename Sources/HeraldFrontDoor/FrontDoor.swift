@@ -1,4 +1,5 @@
 public import HeraldConfig
+public import HeraldStore
 public import Hummingbird
 public import ServiceLifecycle
 
@@ -15,6 +16,11 @@ public protocol FrontDoor: Sendable {
     /// Builds the front door, or returns `nil` when its configuration leaves it off. Throws
     /// `ConfigurationError` naming the key when something it needs is missing or unreadable.
     static func make(configuration: Configuration, context: FrontDoorContext) throws -> Self?
+
+    /// The key spaces it keeps in the node's store (registration scopes, marker namespaces),
+    /// declared in its own folder. The node gathers every enabled door's before building any and
+    /// refuses to start when two clash.
+    static func storeSpaces(configuration: Configuration) -> StoreSpaces
 
     /// Adds its routes. The node passes its API group, which requires `api.bearer-token` when set.
     func registerRoutes(on router: some RouterMethods<HeraldRequestContext>)
@@ -36,6 +42,8 @@ public protocol FrontDoor: Sendable {
 }
 
 extension FrontDoor {
+    public static func storeSpaces(configuration: Configuration) -> StoreSpaces { StoreSpaces() }
+
     public var services: [any Service] { [] }
 
     public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {}

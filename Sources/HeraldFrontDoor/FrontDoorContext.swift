@@ -17,8 +17,8 @@ public struct FrontDoorContext: Sendable {
     public var logger: Logger
     /// The effective configuration as YAML, secrets redacted (gorush serves it at `/api/config`).
     public var configurationText: String?
-    /// In a cluster: which node writes each partition, and forwarding to it. `nil` alone.
-    public var router: ClusterRouter?
+    /// The one way to reach a partition's owner: here alone, or forwarded once in a cluster.
+    public var routing: PartitionRouting
     /// Times rate limits and expiries (a test clock in tests).
     public var clock: any Clock<Duration>
     /// Disables a registration whose token is dead or has moved, through its partition's owner.
@@ -31,13 +31,13 @@ public struct FrontDoorContext: Sendable {
         metrics: any MetricsFactory,
         logger: Logger,
         configurationText: String? = nil,
-        router: ClusterRouter? = nil,
+        routing: PartitionRouting = .alone,
         clock: any Clock<Duration> = ContinuousClock(),
         deadTokens: (any DeadTokenHandler)? = nil
     ) {
         self.clock = clock
         self.deadTokens = deadTokens
-        self.router = router
+        self.routing = routing
         self.registry = registry
         self.markers = markers
         self.delivery = delivery

@@ -1,3 +1,4 @@
+public import HeraldCluster
 public import HeraldCore
 public import Hummingbird
 import NIOCore
@@ -83,5 +84,12 @@ public struct GorushError: CodedError, HTTPResponseError {
             headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.bytes))
         )
+    }
+}
+
+extension GorushError: OwnerUnavailableError {
+    /// gorush's 503 with `Retry-After`: the client sends the request again.
+    public static func ownerUnavailable(_ reason: String) -> GorushError {
+        .unavailable("the Idempotency-Key's owner cannot take it now: \(reason)")
     }
 }

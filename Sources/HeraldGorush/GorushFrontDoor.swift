@@ -23,7 +23,7 @@ public struct GorushFrontDoor: FrontDoor {
         // A request larger than the queue could never be taken.
         routes.limits.targets = min(configuration.maximumTargets, configuration.queueLimit)
         routes.configurationText = context.configurationText
-        routes.idempotency = GorushIdempotency(markers: context.markers, router: context.router, window: configuration.idempotencyWindow)
+        routes.idempotency = GorushIdempotency(markers: context.markers, routing: context.routing, window: configuration.idempotencyWindow)
         return GorushFrontDoor(
             routes: GorushRoutes(pool: pool, statistics: GorushStatistics(factory: context.metrics), configuration: routes),
             dispatcher: dispatcher,

@@ -37,15 +37,21 @@ public struct GorushIdempotency: Sendable {
     }
 
     let markers: MessageMarkers
-    let router: ClusterRouter?
-    let window: Duration
+    let routing: PartitionRouting
+    /// Where keys are kept, for the window.
+    let namespace: MessageMarkers.Namespace
     let now: @Sendable () -> Date
 
-    public init(markers: MessageMarkers, router: ClusterRouter?, window: Duration, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(markers: MessageMarkers, routing: PartitionRouting, window: Duration, now: @escaping @Sendable () -> Date = Date.init) {
         self.markers = markers
-        self.router = router
-        self.window = window
+        self.routing = routing
+        self.namespace = Self.namespace(window: window)
         self.now = now
+    }
+
+    /// Keys by their SHA-256, each with the answer given.
+    static func namespace(window: Duration) -> MessageMarkers.Namespace {
+        MessageMarkers.Namespace(3, name: "gorush-idempotency-key", ttl: window)
     }
 
     /// The key a request carries, unquoted (the draft sends it as a structured-field string,
@@ -71,36 +77,33 @@ public struct GorushIdempotency: Sendable {
         process: () async throws -> (status: Int, body: [UInt8], keep: Bool)
     ) async throws -> Answer {
         let id = Array(SHA256.hash(data: Array(key.utf8)))
-        if let router = self.router {
-            switch router.decide(partition: router.partition(ofKey: id), forwardedFrom: forwardedFrom) {
-            case .local:
-                break
-            case .unavailable(let reason):
-                throw GorushError.unavailable("the Idempotency-Key's owner cannot take it now: \(reason)")
-            case .forward(let owner):
-                let answer: ClusterRouter.Answer
-                do {
-                    answer = try await router.send(body, path: Self.internalPath, to: owner, headers: [(name: Self.header.rawName, value: key)])
-                } catch {
-                    throw GorushError.unavailable("forwarding to the Idempotency-Key's owner \(owner.id) failed: \(error)")
-                }
-                // The owner's own gorush answers are the client's; anything else (no such route on
-                // an older node, a refused secret, a server error) means the cluster cannot take
-                // the request now, which the client may send again.
+        return try await self.routing.atOwner(
+            of: PartitionKey(bytes: id),
+            forwardedFrom: forwardedFrom,
+            refusingAs: GorushError.self,
+            forwarding: { PartitionRouting.Forwarding(path: Self.internalPath, body: body, headers: [(name: Self.header.rawName, value: key)]) },
+            relay: { answer in
+                // The owner's own gorush answers are the client's; anything else (no such route
+                // on an older node, a refused secret, a server error) means the cluster cannot
+                // take the request now, which the client may send again.
                 guard answer.status == 200 || [400, 409, 413, 422].contains(answer.status) else {
-                    throw GorushError.unavailable("the Idempotency-Key's owner \(owner.id) answered \(answer.status)")
+                    throw GorushError.unavailable("the Idempotency-Key's owner answered \(answer.status)")
                 }
                 let replayed = answer.headers.contains { $0.name.lowercased() == Self.replayedHeader.canonicalName && $0.value == "true" }
                 let retryAfter = answer.headers.first { $0.name.lowercased() == "retry-after" }?.value
                 return Answer(status: answer.status, body: answer.body, replayed: replayed, retryAfter: retryAfter)
-            }
-        }
+            },
+            here: { try await self.answerHere(id: id, body: body, process: process) }
+        )
+    }
 
+    /// Answers as the key's owner: replays a kept answer, or delivers and keeps it.
+    private func answerHere(id: [UInt8], body: [UInt8], process: () async throws -> (status: Int, body: [UInt8], keep: Bool)) async throws -> Answer {
         let fingerprint = Array(SHA256.hash(data: body))
         let now = self.unixSeconds
         let claimed = try await self.markers.insert(
             id,
-            in: .gorushIdempotencyKey,
+            in: self.namespace,
             expiry: now + Self.claimLifetime,
             now: now,
             value: [State.inProgress.rawValue] + fingerprint
@@ -112,28 +115,27 @@ public struct GorushIdempotency: Sendable {
             result = try await process()
         } catch {
             // A refused request changed nothing: the key may be used again.
-            try? await self.markers.remove(id, in: .gorushIdempotencyKey)
+            try? await self.markers.remove(id, in: self.namespace)
             throw error
         }
         guard result.keep else {
             // Nothing was delivered and every failure may pass: a repeat must try again.
-            try? await self.markers.remove(id, in: .gorushIdempotencyKey)
+            try? await self.markers.remove(id, in: self.namespace)
             return Answer(status: result.status, body: result.body, replayed: false)
         }
-        let window = UInt64(clamping: max(self.window.components.seconds, 1))
         let status = UInt16(clamping: result.status)
         // Not kept (a full store): the claim lapses and a repeat is delivered again.
         try? await self.markers.replace(
             id,
-            in: .gorushIdempotencyKey,
-            expiry: now.addingReportingOverflow(window).overflow ? .max : now + window,
+            in: self.namespace,
+            expiry: self.namespace.expiry(from: now),
             value: [State.answered.rawValue] + fingerprint + [UInt8(status >> 8), UInt8(status & 0xff)] + result.body
         )
         return Answer(status: result.status, body: result.body, replayed: false)
     }
 
     private func replay(_ id: [UInt8], fingerprint: [UInt8], now: UInt64) throws -> Answer {
-        guard let stored = try self.markers.value(of: id, in: .gorushIdempotencyKey, now: now), stored.count >= 33,
+        guard let stored = try self.markers.value(of: id, in: self.namespace, now: now), stored.count >= 33,
             let state = State(rawValue: stored[0])
         else {
             // Claimed and gone again in between (a refused request released it).

@@ -1,4 +1,5 @@
 import HeraldCluster
+public import HeraldFrontDoor
 import HTTPTypes
 import HeraldCore
 public import HeraldDelivery
@@ -57,11 +58,10 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
 
     /// The internal API another node forwards a request with an `Idempotency-Key` to, when this
     /// node owns the key; behind the cluster secret.
-    public func registerInternal(on router: some RouterMethods<Context>) {
+    public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {
         guard self.configuration.idempotency != nil else { return }
         router.post(RouterPath(stringLiteral: GorushIdempotency.internalPath)) { request, context in
-            let from = HTTPField.Name(ClusterRouter.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
-            return try await self.push(request, context: context, forwardedFrom: from)
+            try await self.push(request, context: context, forwardedFrom: context.forwardedFrom ?? "another node")
         }
     }
 

@@ -1,3 +1,5 @@
+public import HeraldCluster
+
 /// Why a silent-sync request is refused, with its HTTP status.
 public enum SilentError: Error, Equatable, CustomStringConvertible {
     case malformed(String)
@@ -28,5 +30,12 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
         case .unknownService(let name): "no silent-sync service '\(name.prefix(60))' is configured"
         case .relayed(_, let body): body
         }
+    }
+}
+
+extension SilentError: OwnerUnavailableError {
+    /// 503 with `Retry-After`: the app registers again later.
+    public static func ownerUnavailable(_ reason: String) -> SilentError {
+        .unavailable("the registration's owner cannot take it now: \(reason)")
     }
 }

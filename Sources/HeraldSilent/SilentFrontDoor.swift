@@ -26,12 +26,12 @@ public struct SilentFrontDoor: FrontDoor {
             }
             // IOS and IOD tokens are BadDeviceToken in each other's environment: a mix-up would
             // disable every registration at the first push.
-            if let endpoint = apns as? APNSEndpoint, endpoint.configuration.environment != .production {
+            if let environment = apns?.apnsEnvironment, environment != .production {
                 throw ConfigurationError(.invalidValue, "configuration key \(key) names '\(service.app)', whose APNs environment is sandbox; IOS devices need production (IOD ones go to the sandbox app)")
             }
             if let sandbox = service.sandboxApp {
                 let sandboxKey = service.name == SilentService.defaultName ? "silent.sandbox-app" : key
-                guard let endpoint = pool.provider(app: sandbox, platform: .apns) as? APNSEndpoint, endpoint.configuration.environment == .sandbox else {
+                guard pool.provider(app: sandbox, platform: .apns)?.apnsEnvironment == .sandbox else {
                     throw ConfigurationError(.invalidValue, "configuration key \(sandboxKey) names '\(sandbox)', which is not an app with APNs credentials for the sandbox environment")
                 }
             }
@@ -62,7 +62,7 @@ public struct SilentFrontDoor: FrontDoor {
                 logger: context.logger
             ),
             metrics: metrics,
-            router: context.router,
+            routing: context.routing,
             logger: context.logger,
             wallClock: wallClock
         )

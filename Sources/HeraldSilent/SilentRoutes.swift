@@ -1,5 +1,5 @@
 import Foundation
-import HeraldCluster
+public import HeraldFrontDoor
 import HeraldCore
 import HTTPTypes
 public import Hummingbird
@@ -47,13 +47,12 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
         }
     }
 
-    public func registerInternal(on router: some RouterMethods<Context>) {
+    public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {
         router.post(RouterPath(stringLiteral: SilentSync.internalRegisterPath + ":service")) { request, context in
             guard let service = try? self.sync.service(named: context.parameters.get("service") ?? "") else {
                 return Self.error(404, "no such silent service")
             }
-            let from = HTTPField.Name(ClusterRouter.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
-            return await self.register(request, service: service, forwardedFrom: from)
+            return await self.register(request, service: service, forwardedFrom: context.forwardedFrom ?? "another node")
         }
     }
 

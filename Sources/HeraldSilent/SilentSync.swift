@@ -19,7 +19,7 @@ public struct SilentSync: Sendable {
     let sender: SilentSender
     public let broadcasts: SilentBroadcasts
     let metrics: SilentMetrics
-    let router: ClusterRouter?
+    let routing: PartitionRouting
     let logger: Logger
     let wallClock: @Sendable () -> Date
 
@@ -45,26 +45,19 @@ public struct SilentSync: Sendable {
             throw .notServed("this service does not deliver to \(request.pushType.rawValue) devices (no credentials for them)")
         }
         let key = SilentRegistrations.key(service: service.name, deviceID: request.deviceID)
-        if let router = self.router {
-            switch router.decide(partition: router.partition(scope: key.scope, subject: key.subject), forwardedFrom: forwardedFrom) {
-            case .local:
-                break
-            case .unavailable(let reason):
-                throw .unavailable(reason)
-            case .forward(let owner):
-                let answer: ClusterRouter.Answer
-                do {
-                    answer = try await router.send(request.json, path: Self.internalRegisterPath + service.name, to: owner)
-                } catch {
-                    throw .unavailable("the registration's owner \(owner.id) did not answer: \(error)")
-                }
-                guard (200..<300).contains(answer.status) else {
-                    // The owner's own refusal, passed on as it gave it.
-                    throw .relayed(answer.status, String(decoding: answer.body.prefix(500), as: UTF8.self))
-                }
-                return
-            }
-        }
+        try await self.routing.atOwner(
+            of: PartitionKey(key),
+            forwardedFrom: forwardedFrom,
+            forwarding: { PartitionRouting.Forwarding(path: Self.internalRegisterPath + service.name, body: request.json) },
+            relay: { answer throws(SilentError) in
+                // The owner's own refusal, passed on as it gave it.
+                guard (200..<300).contains(answer.status) else { throw .relayed(answer.status, String(decoding: answer.body.prefix(500), as: UTF8.self)) }
+            },
+            here: { () async throws(SilentError) in try await self.registerHere(request, key: key, service: service, appID: appID) }
+        )
+    }
+
+    private func registerHere(_ request: SilentRegistrationRequest, key: RegistrationKey, service: SilentService, appID: String?) async throws(SilentError) {
         do {
             let action = try await self.registrations.apply(request, service: service, appID: appID, now: self.wallClock())
             self.metrics.registered(service: service.name, action: action.rawValue)

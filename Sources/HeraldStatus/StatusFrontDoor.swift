@@ -35,19 +35,16 @@ public struct StatusFrontDoor: FrontDoor {
                 "the Status front door needs a way to push: configure an app (apps.<app>.apns.* or apps.<app>.fcm.*) or status.gorush-url"
             )
         }
-        var serverConfiguration = StatusServer.Configuration()
-        serverConfiguration.deduplicationWindow = configuration.deduplicationWindow
-        serverConfiguration.senderRateLimit = configuration.rateLimit
         let server = StatusServer(
             identity: identity,
             registry: context.registry,
             markers: context.markers,
             delivery: pushes,
-            configuration: serverConfiguration,
+            configuration: Self.serverConfiguration(configuration),
             metrics: context.metrics,
             logger: context.logger,
             clock: context.clock,
-            router: context.router
+            routing: context.routing
         )
         server.joinQueryTopicsAsRegistrationsApply()
         try server.joinStoredQueryTopics()
@@ -57,6 +54,13 @@ public struct StatusFrontDoor: FrontDoor {
             return NwakuRelayAdapter(configuration: relay, server: server, logger: context.logger)
         }
         return StatusFrontDoor(server: server, configuration: configuration, dispatcher: dispatcher, relay: relay)
+    }
+
+    static func serverConfiguration(_ configuration: StatusConfiguration) -> StatusServer.Configuration {
+        var server = StatusServer.Configuration()
+        server.deduplicationWindow = configuration.deduplicationWindow
+        server.senderRateLimit = configuration.rateLimit
+        return server
     }
 
     public func registerRoutes(on router: some RouterMethods<HeraldRequestContext>) {

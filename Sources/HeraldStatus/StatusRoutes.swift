@@ -2,6 +2,7 @@ public import Foundation
 import HTTPTypes
 public import Hummingbird
 import HeraldCluster
+public import HeraldFrontDoor
 import HeraldCore
 import HeraldCrypto
 import NIOFoundationCompat
@@ -30,12 +31,14 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
     }
 
     /// The internal API other nodes forward registrations to; behind the cluster secret.
-    public func registerInternal(on router: some RouterMethods<Context>) {
-        router.post(RouterPath(stringLiteral: StatusServer.forwardingPath)) { request, _ in try await self.forwarded(request) }
+    public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {
+        router.post(RouterPath(stringLiteral: StatusServer.forwardingPath)) { request, context in
+            try await self.forwarded(request, from: context.forwardedFrom ?? "another node")
+        }
     }
 
     /// A message another node forwarded: handled here, never forwarded again.
-    func forwarded(_ request: Request) async throws -> Response {
+    func forwarded(_ request: Request, from: String) async throws -> Response {
         let body = try await request.body.collect(upTo: self.maximumBodySize)
         let message: WakuMessage
         do {
@@ -43,7 +46,6 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
         } catch {
             return Self.error(.badRequest, "the body must be one Waku message in nwaku's JSON form: \(error)")
         }
-        let from = HTTPField.Name(ClusterRouter.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
         let replies = await self.server.handle(message, forwardedFrom: from)
         return Self.json(status: .ok, Array(try JSONEncoder().encode(replies)))
     }

@@ -1,5 +1,5 @@
 /// Ids of messages already accepted, each kept until its expiry, so a message delivered twice is
-/// handled once (status-go's dedup of push requests, with a time limit status-go does not have).
+/// handled once, and what a front door keeps beside them (an answer given), each until it expires.
 ///
 /// Markers live in the node's LMDB, so a restart does not forget them. Inserts are
 /// group-committed like log appends: while one transaction is written and synced, further
@@ -7,23 +7,37 @@
 /// message. Expired markers are deleted a bounded batch at a time as new ones are written,
 /// resuming where the last batch stopped, so no write pays for a full scan.
 public actor MessageMarkers {
-    /// A namespace per front door, so equal ids from two protocols never collide.
-    public struct Namespace: RawRepresentable, Hashable, Sendable {
+    /// A front door's key space among the markers, so equal ids from two protocols never
+    /// collide, with how long its markers are kept. Each door declares its own in its folder
+    /// (`StoreSpaces`); the number is what the store keeps.
+    public struct Namespace: Hashable, Sendable, CustomStringConvertible {
         public let rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public let name: String
+        /// How long `insert(_:in:now:value:)` keeps a marker.
+        public let ttl: Duration
 
-        public static let statusPushRequest = Namespace(rawValue: 1)
-        /// Any Status message an owner handled in a cluster, against copies from other adapters.
-        public static let statusClusterMessage = Namespace(rawValue: 2)
-        /// gorush requests by their `Idempotency-Key`, with the answer given.
-        public static let gorushIdempotencyKey = Namespace(rawValue: 3)
-        /// Device tokens a provider declared dead, by relay app, so the Web Push relay answers
-        /// 410 without asking the provider again.
-        public static let webPushDeadToken = Namespace(rawValue: 4)
-        /// Silent-sync broadcasts: each one's progress and cursor, so a restart resumes it.
-        public static let silentBroadcast = Namespace(rawValue: 5)
-        /// Aries `message_id`s a push was sent for, so a mediator's repeated notify pushes once.
-        public static let ariesMessage = Namespace(rawValue: 6)
+        public init(_ rawValue: UInt8, name: String, ttl: Duration) {
+            self.rawValue = rawValue
+            self.name = name
+            self.ttl = ttl
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.rawValue == rhs.rawValue
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(self.rawValue)
+        }
+
+        public var description: String { self.name }
+
+        /// `now` plus the namespace's TTL (at least a second), in UNIX seconds, saturating.
+        public func expiry(from now: UInt64) -> UInt64 {
+            let seconds = UInt64(clamping: max(self.ttl.components.seconds, 1))
+            let (sum, overflow) = now.addingReportingOverflow(seconds)
+            return overflow ? .max : sum
+        }
     }
 
     static let sweepBatch = 256
@@ -40,7 +54,7 @@ public actor MessageMarkers {
 
     private let writer: StoreWriter
     private let database: LMDBDatabase
-    /// Seals the values kept with markers (gorush's remembered answers name tokens).
+    /// Seals the values kept with markers (a remembered answer may name tokens).
     private let cipher: StoreCipher?
     private var sweepCursor: [UInt8]?
     private var pending: [Pending] = []
@@ -101,6 +115,11 @@ public actor MessageMarkers {
             }
         }
         self.isFlushing = false
+    }
+
+    /// Records `id` for the namespace's TTL; see `insert(_:in:expiry:now:value:)`.
+    public func insert(_ id: [UInt8], in namespace: Namespace, now: UInt64, value: [UInt8] = []) async throws -> Bool {
+        try await self.insert(id, in: namespace, expiry: namespace.expiry(from: now), now: now, value: value)
     }
 
     /// Whether an unexpired marker exists for `id`.

@@ -2,8 +2,8 @@ import Crypto
 public import Foundation
 public import HeraldCore
 
-/// Encrypts what the store keeps about devices — registrations (device tokens, Status access
-/// tokens, app-instance tokens) and the commands of the log — with AES-256-GCM under the node
+/// Encrypts what the store keeps about devices — registrations (device tokens and the secrets
+/// front doors keep with them) and the commands of the log — with AES-256-GCM under the node
 /// key, so a copy of `data.mdb`, a backup or etcd's data holds no token.
 ///
 /// Keys come as a ring: the first seals, every one opens, so a new key can be put first while

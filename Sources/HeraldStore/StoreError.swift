@@ -25,6 +25,8 @@ public struct StoreError: CodedError {
         case unavailable = "store.unavailable"
         /// The view was built from another log than the one it is asked to follow.
         case wrongLog = "store.wrong_log"
+        /// Two front doors declared the same registration scope or marker namespace.
+        case clash = "store.clash"
     }
 
     public let code: Code

@@ -54,7 +54,8 @@ public struct SyntheticCommands: Sendable {
         // Non-empty, at most 64 bytes and a short id: always a valid key.
         // A 64-byte subject and a 36-byte id are always within the limits, so this cannot throw.
         return try! RegistrationKey(
-            scope: .status,
+            // The Status front door's scope (declared in HeraldStatus), which its benchmarks read.
+            scope: RegistrationScope(1, name: "status"),
             subject: subjectBytes,
             installationID: "00000000-0000-4000-8000-\(String(installation, radix: 16).leftPadded(to: 12))"
         )

@@ -29,10 +29,10 @@ public struct WebPushFrontDoor: FrontDoor {
                 // Tokens of one environment are BadDeviceToken in the other: a relay app of the
                 // wrong environment would answer 410 to every push, and senders would delete
                 // every subscription.
-                if let apns = endpoint as? APNSEndpoint, apns.configuration.environment != role.environment {
+                if let environment = endpoint.apnsEnvironment, environment != role.environment {
                     throw ConfigurationError(
                         .invalidValue,
-                        "configuration key \(name) names '\(app)', whose apps.\(app).apns.environment is \(apns.configuration.environment.rawValue); its relay paths need \(role.environment.rawValue)"
+                        "configuration key \(name) names '\(app)', whose apps.\(app).apns.environment is \(environment.rawValue); its relay paths need \(role.environment.rawValue)"
                     )
                 }
             }

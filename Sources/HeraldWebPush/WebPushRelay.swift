@@ -124,7 +124,7 @@ public struct WebPushRelay: Sendable {
         let deadKey = self.deadTokenKey(destination)
         let now = self.wallClock()
         do {
-            if try self.markers.contains(deadKey, in: .webPushDeadToken, now: UInt64(max(now.timeIntervalSince1970, 0))) {
+            if try self.markers.contains(deadKey, in: self.configuration.deadTokenMarkers, now: UInt64(max(now.timeIntervalSince1970, 0))) {
                 return RelayAnswer(status: 410, text: "the device token is no longer valid", outcome: .knownDeadToken)
             }
         } catch {
@@ -269,9 +269,8 @@ public struct WebPushRelay: Sendable {
 
     private func remember(_ deadKey: [UInt8], now: Date) async {
         let seconds = UInt64(max(now.timeIntervalSince1970, 0))
-        let window = UInt64(self.configuration.deadTokenWindow.components.seconds)
         do {
-            _ = try await self.markers.insert(deadKey, in: .webPushDeadToken, expiry: seconds + window, now: seconds)
+            _ = try await self.markers.insert(deadKey, in: self.configuration.deadTokenMarkers, now: seconds)
         } catch {
             self.logger.warning("cannot remember a dead Web Push token", metadata: ["error": "\(error)"])
         }

@@ -2,7 +2,7 @@ import HeraldCore
 import Testing
 
 @Suite struct RegistryCommandEffectTests {
-    let key = try! RegistrationKey(scope: .status, subject: [7], installationID: "i")
+    let key = try! RegistrationKey(scope: .first, subject: [7], installationID: "i")
     func registration(version: UInt64, token: String = "tok", enabled: Bool = true) -> Registration {
         Registration(key: key, version: version, device: Device(platform: .apns, token: token), enabled: enabled)
     }

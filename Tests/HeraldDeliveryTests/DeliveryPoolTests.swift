@@ -73,7 +73,7 @@ import Testing
             let handler = RecordingHandler()
             let pool = pool(harness, metrics: metrics, handler: handler)
             var notification = MockAPNSHarness.notification(token: token)
-            let key = try RegistrationKey(scope: .status, subject: [1, 2, 3], installationID: "i")
+            let key = try RegistrationKey(scope: RegistrationScope(1, name: "test"), subject: [1, 2, 3], installationID: "i")
             notification.registration = key
             let outcome = try await pool.send(notification)
             #expect(outcome == .deadToken(reason: "Unregistered"))

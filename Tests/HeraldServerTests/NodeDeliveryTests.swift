@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldConfig
 import HeraldServer
+import HeraldStatus
 import HeraldStore
 import HeraldTesting
 import Hummingbird

@@ -124,16 +124,16 @@ import Testing
         try await withTemporaryDirectory { path in
             let store = try LocalStore(path: path)
             let device = Device(platform: .apns, token: "aa")
-            let short = try RegistrationKey(scope: .status, subject: [1, 2], installationID: "a")
-            let long = try RegistrationKey(scope: .status, subject: [1, 2, 3], installationID: "a")
-            let otherScope = try RegistrationKey(scope: .aries, subject: [1, 2], installationID: "b")
-            let second = try RegistrationKey(scope: .status, subject: [1, 2], installationID: "b")
+            let short = try RegistrationKey(scope: .first, subject: [1, 2], installationID: "a")
+            let long = try RegistrationKey(scope: .first, subject: [1, 2, 3], installationID: "a")
+            let otherScope = try RegistrationKey(scope: .second, subject: [1, 2], installationID: "b")
+            let second = try RegistrationKey(scope: .first, subject: [1, 2], installationID: "b")
             try await store.view.apply(
                 [short, long, otherScope, second].enumerated().map { index, key in
                     LogEntry(position: LogPosition(index + 1), command: .register(Registration(key: key, version: 1, device: device)))
                 }
             )
-            let found = try store.view.registrations(scope: .status, subject: [1, 2])
+            let found = try store.view.registrations(scope: .first, subject: [1, 2])
             #expect(found.map(\.key) == [short, second])
             try await store.close()
         }

@@ -5,7 +5,7 @@ import Testing
 @testable import HeraldStore
 
 @Suite struct StoreCodableTests {
-    let key = try! RegistrationKey(scope: .status, subject: [1, 2, 3], installationID: "install-1")
+    let key = try! RegistrationKey(scope: .first, subject: [1, 2, 3], installationID: "install-1")
 
     @Test func everyCommandKindRoundTrips() throws {
         let device = Device(platform: .fcm, token: "tok", topic: nil, app: "wallet")
@@ -81,7 +81,7 @@ import Testing
         let bytes = key.storeKeyBytes
         let decoded = try bytes.withUnsafeBytes { try RegistrationKey(storeKeyBytes: $0) }
         #expect(decoded == key)
-        #expect(bytes.starts(with: RegistrationKey.prefix(scope: .status, subject: [1, 2, 3])))
+        #expect(bytes.starts(with: RegistrationKey.prefix(scope: .first, subject: [1, 2, 3])))
     }
 }
 

@@ -54,7 +54,7 @@ import Testing
             try await store.close()
             store = try LocalStore(path: path, cipher: try StoreCipher(text: Self.oldKey))
             // A remembered answer naming a token, as gorush's idempotency keeps one.
-            #expect(try await store.markers.insert([7], in: .ariesMessage, expiry: 2_000_000_000, now: 1, value: Array("answer-\(tokens[40])".utf8)))
+            #expect(try await store.markers.insert([7], in: .answers, expiry: 2_000_000_000, now: 1, value: Array("answer-\(tokens[40])".utf8)))
             let more = try await store.log.append(tokens[25...].enumerated().map { Self.register(25 + $0.offset, token: $0.element) })
             try await store.view.apply(try await store.log.entries(from: more[0], limit: more.count))
             #expect(try store.view.allRecords().count == 50)
@@ -75,7 +75,7 @@ import Testing
             let records = try store.view.allRecords()
             #expect(Set(records.values.compactMap { $0.registration?.device.token }) == Set(tokens))
             #expect(try await store.log.entries(from: 1, limit: 100).count == 50)
-            #expect(try store.markers.value(of: [7], in: .ariesMessage, now: 2) == Array("answer-\(tokens[40])".utf8))
+            #expect(try store.markers.value(of: [7], in: .answers, now: 2) == Array("answer-\(tokens[40])".utf8))
             let verified = try await store.verify()
             #expect(verified.isConsistent, "\(verified)")
             // Pages replaced by re-sealing may keep old plaintext until reused; the compacted

@@ -4,6 +4,7 @@ public import HeraldCore
 extension APNSEndpoint: ConfigurablePushProvider {
     public var name: String { "apns" }
     public var platform: Platform { .apns }
+    public var apnsEnvironment: APNSAppConfiguration.Environment? { self.configuration.environment }
 
     /// Its topic, or its topic with a push-type suffix such as `.voip`.
     public func serves(topic: String) -> Bool {

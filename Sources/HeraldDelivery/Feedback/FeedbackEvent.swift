@@ -1,9 +1,9 @@
 public import Foundation
 public import HeraldCore
 
-/// One failed push as the feedback webhook posts it: gorush's failed-push log entry
-/// (`type`, `platform`, `token`, `error`, `notif_id`), so receivers written for gorush's
-/// feedback hook keep working, plus Herald's push id, app, result class and time.
+/// One failed push as the feedback webhook posts it: the failed-push log entry existing
+/// feedback receivers read (`type`, `platform`, `token`, `error`, `notif_id`; docs/delivery.md),
+/// plus Herald's push id, app, result class and time.
 public struct FeedbackEvent: Sendable, Hashable {
     public var id: String
     public var callerReference: String?

@@ -18,7 +18,7 @@ public struct EffectiveConfiguration: Sendable {
     public var filePath: String?
 
     /// The values that are set, as a nested YAML mapping (the form of the configuration file),
-    /// secrets as `[REDACTED]`: what gorush's `/api/config` serves.
+    /// secrets as `[REDACTED]`: what a front door may serve to its operators.
     public func yaml() -> String {
         var root: [String: Any] = [:]
         func insert(_ value: String, at path: ArraySlice<String>, into mapping: inout [String: Any]) {

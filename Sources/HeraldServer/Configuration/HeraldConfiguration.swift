@@ -135,7 +135,7 @@ public struct HeraldConfiguration: Sendable, Hashable {
     public var delivery = Delivery()
     public var api = API()
     public var feedback = Feedback()
-    /// Each front door's own section, by its type: `frontDoors[GorushConfiguration.self]`.
+    /// Each front door's own section, by its type: `frontDoors[Door.Configuration.self]`.
     public var frontDoors = ConfigurationSections()
 
     public init() {}
@@ -180,7 +180,7 @@ public struct HeraldConfiguration: Sendable, Hashable {
             "store.encryption-key-file",
             .string,
             default: nil,
-            help: "File holding the key ring that seals device tokens, Status access tokens and app-instance tokens at rest (AES-256-GCM over every registration and log entry, in LMDB and etcd): 64 hex digits a key, one per line, the sealing key first, older ones after it to keep reading what they sealed (`herald store rotate-key` re-seals the store). Unset, and without `store.encryption-key`, a node alone uses `<store.path>/store.key`, created at first start; a cluster needs one of the two, the same on every node."
+            help: "File holding the key ring that seals device tokens and whatever secrets front doors keep with registrations at rest (AES-256-GCM over every registration and log entry, in LMDB and etcd): 64 hex digits a key, one per line, the sealing key first, older ones after it to keep reading what they sealed (`herald store rotate-key` re-seals the store). Unset, and without `store.encryption-key`, a node alone uses `<store.path>/store.key`, created at first start; a cluster needs one of the two, the same on every node."
         ),
         ConfigurationKey(
             "store.encryption-key",
@@ -236,13 +236,13 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .string,
             default: nil,
             secret: true,
-            help: "When set, every sender-facing route requires `Authorization: Bearer <token>` (scheme in any case): gorush `/api/*`, Status `/waku/v1/messages` and `/status/v1/identity`, `/silent/v1/*` and Aries `/aries/v1/connections/*` and `/aries/v1/notify`. Device-facing routes never take it (Web Push `/relay-to*`, silent-sync `/v1/register` and `/v3/register`, `/aries/v1/didcomm` and `/aries/v1/identity`), nor do `/healthz`, `/readyz` and `/cluster`. Required when `server.host` is not a loopback address; visible ASCII only."
+            help: "When set, every front door's sender-facing routes require `Authorization: Bearer <token>` (scheme in any case). Routes of protocols that authenticate their own way (devices and wallets registering, Web Push senders) never take it, nor do `/healthz`, `/readyz` and `/cluster`; the README's endpoint table says which route is which. Required when `server.host` is not a loopback address; visible ASCII only."
         ),
         ConfigurationKey(
             "feedback.url",
             .string,
             default: nil,
-            help: "http(s) URL that receives one JSON POST per failed push (gorush's failed-push entry plus `result`, `id`, `app`, `time`)."
+            help: "http(s) URL that receives one JSON POST per failed push (`type`, `platform`, `token`, `error`, `notif_id`, the fields of a failed-push log line that existing feedback receivers read, plus `result`, `id`, `app`, `time`)."
         ),
         ConfigurationKey("feedback.bearer-token", .string, default: nil, secret: true, help: "Sent as `Authorization: Bearer <token>` to the feedback URL."),
         ConfigurationKey("feedback.timeout", .duration, default: "10s", help: "How long one feedback POST may take."),

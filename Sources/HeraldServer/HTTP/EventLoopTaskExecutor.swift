@@ -5,7 +5,7 @@ import NIOCore
 /// `herald` makes NIO's event loops the global executor, and NIO runs those jobs with the loop as
 /// the current *serial* executor. Every call into a nonisolated async function then has to leave
 /// that executor for the generic one: a job enqueued on a loop and run again, about 77 times for
-/// one gorush push. A task executor keeps the generic executor current, so those calls continue
+/// one 1-token push. A task executor keeps the generic executor current, so those calls continue
 /// in place, while the connection's work stays on its own loop (its channel's, and the provider
 /// connection that loop prefers).
 ///

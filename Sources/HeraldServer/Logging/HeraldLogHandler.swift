@@ -3,7 +3,7 @@ public import Logging
 
 /// The node's log handler: one line a log event in `Format`, to standard error. Every format
 /// escapes what it writes and strips credentials from URLs: messages and metadata carry untrusted
-/// text (a Waku content topic, a header).
+/// text (a protocol's topic name, a header).
 public struct HeraldLogHandler<Format: LogLineFormat>: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]

@@ -12,45 +12,42 @@ extension StatusServer {
     /// a registration must be written there, and with an nwaku adapter on several nodes each
     /// copy of a message meets the others at one node, which answers the first (the marker in
     /// `claimInCluster`). When the owner is another node, the message as received goes there
-    /// once and its answers come back. `nil` means handle it here. A failure to reach the owner,
-    /// or a forwarded message this node does not own, gets no answer, which the client treats as
-    /// "send again".
-    func forwardToOwner(
+    /// once and its answers come back. A failure to reach the owner, or a forwarded message this
+    /// node does not own, gets no answer, which the client treats as "send again".
+    func atOwner(
         _ message: WakuMessage,
         sender: Secp256k1PublicKey,
-        router: ClusterRouter,
-        forwardedFrom: String?
-    ) async throws(StatusError) -> [WakuMessage]? {
-        let partition = router.partition(scope: RegistrationScope.status, subject: StatusIdentity.hashedKey(sender))
-        switch router.decide(partition: partition, forwardedFrom: forwardedFrom) {
-        case .local:
-            return nil
-        case .unavailable(let reason):
-            throw StatusError(.internalFailure, "the message cannot be handled now: \(reason)")
-        case .forward(let owner):
-            do {
-                let answer = try await router.forward(Array(try JSONEncoder().encode(message)), path: Self.forwardingPath, to: owner)
-                return try JSONDecoder().decode([WakuMessage].self, from: Data(answer))
-            } catch {
-                throw StatusError(.internalFailure, "forwarding the message to \(owner.id) failed: \(error)")
-            }
-        }
+        forwardedFrom: String?,
+        here: () async throws(StatusError) -> [WakuMessage]
+    ) async throws(StatusError) -> [WakuMessage] {
+        try await self.routing.atOwner(
+            of: PartitionKey(scope: .status, subject: StatusIdentity.hashedKey(sender)),
+            forwardedFrom: forwardedFrom,
+            // A message decoded from JSON encodes again; an empty body would only be refused.
+            forwarding: { PartitionRouting.Forwarding(path: Self.forwardingPath, body: (try? JSONEncoder().encode(message)).map { Array($0) } ?? []) },
+            relay: { answer throws(StatusError) in
+                guard (200..<300).contains(answer.status), let answers = try? JSONDecoder().decode([WakuMessage].self, from: Data(answer.body)) else {
+                    throw .ownerUnavailable("the owner answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
+                }
+                return answers
+            },
+            here: here
+        )
     }
 
     /// Marks a registration or query as handled by this owner, or throws `duplicate` for a copy
     /// another node's adapter already brought here.
     func claimInCluster(_ message: ApplicationMessage) async throws(StatusError) {
-        guard try await self.claim(message.id, in: .statusClusterMessage, for: self.configuration.clusterDeduplicationWindow) else {
+        guard try await self.claim(message.id, in: self.configuration.clusterMessageMarkers) else {
             throw StatusError(.duplicate, "message \(Hex.encode(message.id)) was already handled in the cluster")
         }
     }
 
-    /// Records `id` for `window`; `false` when it already was.
-    func claim(_ id: [UInt8], in namespace: MessageMarkers.Namespace, for window: Duration) async throws(StatusError) -> Bool {
+    /// Records `id` for the namespace's TTL; `false` when it already was.
+    func claim(_ id: [UInt8], in namespace: MessageMarkers.Namespace) async throws(StatusError) -> Bool {
         let now = self.unixSeconds
-        let seconds = UInt64(clamping: max(window.components.seconds, 1))
         do {
-            return try await self.markers.insert(id, in: namespace, expiry: now.addingReportingOverflow(seconds).overflow ? .max : now + seconds, now: now)
+            return try await self.markers.insert(id, in: namespace, now: now)
         } catch {
             throw StatusError(.internalFailure, "recording message \(Hex.encode(id)) failed: \(error)")
         }
@@ -58,7 +55,7 @@ extension StatusServer {
 
     /// Forgets a message's claim, for one handled with an internal failure and left unanswered.
     func releaseClaim(_ message: ApplicationMessage) async {
-        try? await self.markers.remove(message.id, in: .statusClusterMessage)
+        try? await self.markers.remove(message.id, in: self.configuration.clusterMessageMarkers)
     }
 
     /// The clock in UNIX seconds, clamped so a clock before 1970 or not a number cannot trap.

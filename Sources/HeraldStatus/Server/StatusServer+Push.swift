@@ -19,7 +19,7 @@ extension StatusServer {
             throw StatusError(.ignored, "the push request does not decode: \(error)")
         }
         // Recorded before anything else, so a request that fails later is never handled twice.
-        guard try await self.claim(message.id, in: .statusPushRequest, for: self.configuration.deduplicationWindow) else { throw StatusError(.duplicate, "push request \(Hex.encode(message.id)) was already handled") }
+        guard try await self.claim(message.id, in: self.configuration.pushRequestMarkers) else { throw StatusError(.duplicate, "push request \(Hex.encode(message.id)) was already handled") }
         guard !request.messageID.isEmpty else { throw StatusError(.ignored, "the push request has no message_id") }
 
         var response = Protobuf_PushNotificationResponse()

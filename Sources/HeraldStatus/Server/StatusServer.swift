@@ -39,7 +39,7 @@ public struct StatusServer: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
     /// In a cluster, registrations are written by their partition's owner.
-    let router: ClusterRouter?
+    let routing: PartitionRouting
     let senderLimiter: SenderRateLimiter
     /// Where messages are handled: off the event loops.
     let executor: any TaskExecutor = ThreadPoolExecutor()
@@ -55,9 +55,9 @@ public struct StatusServer: Sendable {
         logger: Logger,
         now: @escaping @Sendable () -> Date = Date.init,
         clock: any Clock<Duration> = ContinuousClock(),
-        router: ClusterRouter? = nil
+        routing: PartitionRouting = .alone
     ) {
-        self.router = router
+        self.routing = routing
         self.senderLimiter = SenderRateLimiter(perMinute: configuration.senderRateLimit, clock: clock)
         self.identity = identity
         self.registry = registry
@@ -136,23 +136,20 @@ public struct StatusServer: Sendable {
         if forwardedFrom == nil, type != .pushNotificationRequest, let seconds = self.senderLimiter.take("\(transportSigner)") {
             throw StatusError(.rateLimited, "the sender sent more than \(self.configuration.senderRateLimit) registrations and queries a minute; free again in \(seconds) s")
         }
-        if let router = self.router {
-            if let answers = try await self.forwardToOwner(message, sender: application.signer ?? transportSigner, router: router, forwardedFrom: forwardedFrom) {
-                return answers
+        return try await self.atOwner(message, sender: application.signer ?? transportSigner, forwardedFrom: forwardedFrom) { () async throws(StatusError) in
+            // Push requests are claimed by their own marker, with the protocol's window.
+            guard self.routing.isClustered, type != .pushNotificationRequest else {
+                return try await self.dispatch(application, type: type)
             }
-            // Push requests are claimed by their own marker below, with the protocol's window.
-            if type != .pushNotificationRequest {
-                try await self.claimInCluster(application)
-                do {
-                    return try await self.dispatch(application, type: type)
-                } catch where error.code == .internalFailure {
-                    // Left unanswered so the client sends it again: a copy must then be handled.
-                    await self.releaseClaim(application)
-                    throw error
-                }
+            try await self.claimInCluster(application)
+            do throws(StatusError) {
+                return try await self.dispatch(application, type: type)
+            } catch where error.code == .internalFailure {
+                // Left unanswered so the client sends it again: a copy must then be handled.
+                await self.releaseClaim(application)
+                throw error
             }
         }
-        return try await self.dispatch(application, type: type)
     }
 
     private func dispatch(_ application: ApplicationMessage, type: Protobuf_ApplicationMetadataMessage.TypeEnum?) async throws(StatusError) -> [WakuMessage] {

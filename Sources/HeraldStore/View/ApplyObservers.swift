@@ -1,8 +1,8 @@
 public import HeraldCore
 import Synchronization
 
-/// Who wants to hear of applied entries: per-registration state kept outside the view (the
-/// Status query topics) follows the log on every node, whoever appended the entries.
+/// Who wants to hear of applied entries: per-registration state kept outside the view (a front
+/// door's topics to listen on) follows the log on every node, whoever appended the entries.
 final class ApplyObservers: Sendable {
     private let observers = Mutex<[@Sendable ([LogEntry]) -> Void]>([])
 

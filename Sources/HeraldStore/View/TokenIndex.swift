@@ -4,8 +4,7 @@ public import HeraldCore
 /// Registrations by device token, within a scope: the view keeps one index entry per live,
 /// enabled registration (a disabled one pushes to nothing), written in the transaction that
 /// applies it, so a front door can find which
-/// registrations hold a token (silent sync's "one app-instance token per device token") without
-/// scanning. Entry key: scope ‖ 16 bytes of SHA-256(app ‖ 0 ‖ token) ‖ the registration's key.
+/// registrations hold a token (to keep one registration per device token) without scanning. Entry key: scope ‖ 16 bytes of SHA-256(app ‖ 0 ‖ token) ‖ the registration's key.
 enum TokenIndex {
     static let hashLength = 16
 

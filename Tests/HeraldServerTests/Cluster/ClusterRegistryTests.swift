@@ -3,6 +3,7 @@ import HeraldCluster
 import HeraldConfig
 import HeraldCore
 import HeraldCrypto
+import HeraldFrontDoor
 import HeraldServer
 import HeraldStatus
 import HeraldStore
@@ -37,6 +38,8 @@ import Testing
         _ count: Int,
         etcdMembers: Int,
         gorushURL: String = "http://127.0.0.1:9/api/push",
+        frontDoors: [any FrontDoor.Type] = HeraldNode.frontDoors,
+        arguments extraArguments: [String] = [],
         _ body: ([HeraldNode], Secp256k1PrivateKey, [HeraldConfiguration], EtcdCluster) async throws -> Void
     ) async throws {
         try #require(EtcdCluster.isInstalled, "etcd-server is not installed (scripts/install-deps.sh installs it)")
@@ -66,12 +69,13 @@ import Testing
                                 // Bounds a hung etcd call; a node forwards for twice as long.
                                 "--cluster-request-timeout", Self.configured(TestTime.bound(.seconds(10))),
                                 "--cluster-secret", "cluster-secret-for-tests",
-                            ],
+                            ] + extraArguments,
                             defaultFilePath: "/nonexistent/herald.yaml"
-                        )
+                        ),
+                        frontDoors: frontDoors
                     )
                     configurations.append(effective.configuration)
-                    nodes.append(try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "node\(index)")))
+                    nodes.append(try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "node\(index)"), frontDoors: frontDoors))
                 }
                 try await body(nodes, serverKey, configurations, etcd)
             } catch {
@@ -402,7 +406,7 @@ import Testing
                             let identity = Secp256k1PrivateKey()
                             let status = StatusClient(identity: identity, server: serverKey.publicKey)
                             let router = try #require(nodes[0].router)
-                            let partition = router.partition(scope: .status, subject: status.hashedKey)
+                            let partition = router.partition(of: PartitionKey(scope: .status, subject: status.hashedKey))
                             guard case .forward(let owner) = router.decide(partition: partition, forwardedFrom: nil) else {
                                 // node0 owns it: send it through node1 instead, which forwards to node0.
                                 let answers = try await post(try registration(status), to: second)
@@ -479,7 +483,7 @@ import Testing
                     for _ in 0..<1000 where message == nil {
                         let status = StatusClient(identity: Secp256k1PrivateKey(), server: serverKey.publicKey)
                         let router = try #require(nodes[0].router)
-                        if case .forward = router.decide(partition: router.partition(scope: .status, subject: status.hashedKey), forwardedFrom: nil) {
+                        if case .forward = router.decide(partition: router.partition(of: PartitionKey(scope: .status, subject: status.hashedKey)), forwardedFrom: nil) {
                             message = try registration(status)
                         }
                     }

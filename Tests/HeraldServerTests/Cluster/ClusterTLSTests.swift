@@ -112,7 +112,7 @@ import Testing
 
         // A registration node1 owns, sent to node0: forwarded over mutual TLS.
         var identity = Secp256k1PrivateKey()
-        while case .local = router.decide(partition: router.partition(scope: .status, subject: StatusIdentity.hashedKey(identity.publicKey)), forwardedFrom: nil) {
+        while case .local = router.decide(partition: router.partition(of: PartitionKey(scope: .status, subject: StatusIdentity.hashedKey(identity.publicKey))), forwardedFrom: nil) {
             identity = Secp256k1PrivateKey()
         }
         let client = StatusClient(identity: identity, server: serverKey.publicKey)

@@ -1,0 +1,46 @@
+import HeraldCluster
+import HeraldDelivery
+import HeraldStore
+import Logging
+import NIOPosix
+
+extension HeraldNode {
+    /// How pushes leave the node and what it does with the answers: the providers of the
+    /// configured apps, the webhook failed pushes are posted to, and the handler that disables
+    /// the registrations of dead tokens.
+    struct Delivery {
+        /// `nil` when no app is configured.
+        let pool: DeliveryPool?
+        /// `nil` without `feedback.url`.
+        let feedback: FeedbackWebhook?
+        let deadTokens: RegistryDeadTokenHandler
+    }
+
+    /// Throws `ConfigurationError` naming the key when a provider's credentials are missing or
+    /// unreadable.
+    static func makeDelivery(_ basis: Basis, registry: Registry, cluster: Cluster?) throws -> Delivery {
+        let feedback = Self.makeFeedbackWebhook(basis)
+        let deadTokens = RegistryDeadTokenHandler(registry: registry, routing: PartitionRouting(router: cluster?.router), logger: basis.logger)
+        let pool = try basis.configuration.makeDeliveryPool(
+            context: ProviderContext(
+                group: MultiThreadedEventLoopGroup.singleton,
+                metrics: DeliveryMetrics(factory: basis.metrics),
+                logger: basis.logger,
+                clock: basis.clock
+            ),
+            deadTokenHandlers: [deadTokens],
+            failureObservers: feedback.map { [$0] } ?? []
+        )
+        return Delivery(pool: pool, feedback: feedback, deadTokens: deadTokens)
+    }
+
+    private static func makeFeedbackWebhook(_ basis: Basis) -> FeedbackWebhook? {
+        let feedback = basis.configuration.feedback
+        guard let url = feedback.url else { return nil }
+        var webhook = FeedbackWebhook.Configuration(url: url, bearerToken: feedback.bearerToken)
+        webhook.requestTimeout = feedback.timeout
+        webhook.maximumAttempts = feedback.maximumAttempts
+        webhook.queueLimit = feedback.queueLimit
+        return FeedbackWebhook(configuration: webhook, metrics: basis.metrics, logger: basis.logger, clock: basis.clock)
+    }
+}

@@ -1,0 +1,117 @@
+import CoreMetrics
+import HeraldFrontDoor
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+
+extension HeraldNode {
+    /// Connections of the operations port: probes and a few scrapers.
+    static let operationsConnections = 64
+    /// Descriptors kept for everything but API connections: the store, provider and etcd
+    /// connections, the operations port, the feedback webhook.
+    static let reservedDescriptors = 256
+
+    /// The API port's connection cap: the configured one, or fewer when the open-file limit could
+    /// not hold them beside what the node needs besides.
+    public static func connectionLimit(configured: Int, openFiles: Int) -> Int {
+        max(min(configured, openFiles - Self.reservedDescriptors - Self.operationsConnections), 16)
+    }
+
+    /// The listeners beside the API port, which the API application runs among its services.
+    struct Listeners {
+        /// Counts a request that ran out of time, on any listener, the API port's too.
+        let requestTimeouts: @Sendable () -> Void
+        /// With `server.operations-port`.
+        let operations: ListenerService?
+        /// The cluster's internal API, when the cluster has mutual TLS.
+        let forwarded: ListenerService?
+    }
+
+    static func makeListeners(_ basis: Basis, routes: Routes, clusterTLS: ClusterTLS?) -> Listeners {
+        let requestTimeoutCounter = Counter(label: "herald_http_request_timeouts_total", factory: basis.metrics)
+        let requestTimeouts: @Sendable () -> Void = { requestTimeoutCounter.increment() }
+        return Listeners(
+            requestTimeouts: requestTimeouts,
+            operations: Self.makeOperationsListener(basis, router: routes.operations, onTimeout: requestTimeouts),
+            forwarded: Self.makeForwardedListener(basis, router: routes.forwarded, tls: clusterTLS, onTimeout: requestTimeouts)
+        )
+    }
+
+    /// The API port's application. It runs every other service too, `services` in order, and on
+    /// graceful shutdown stops its server before them.
+    static func makeAPIApplication(
+        _ basis: Basis,
+        routes: Routes,
+        listeners: Listeners,
+        services: [any Service],
+        onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void
+    ) -> Application<RouterResponder<HeraldRequestContext>> {
+        let server = basis.configuration.server
+        return Application(
+            router: routes.api,
+            server: Self.http1(server, onTimeout: listeners.requestTimeouts),
+            configuration: .init(
+                address: .hostname(server.host, port: server.port),
+                serverName: "herald",
+                backlog: 1024,
+                availableConnectionsDelegate: MaximumAvailableConnections(
+                    Self.connectionLimit(configured: server.maxConnections, openFiles: FileDescriptorLimit.current),
+                    logger: basis.logger
+                )
+            ),
+            services: services,
+            onServerRunning: { channel in await onServerRunning(channel.localAddress) },
+            logger: basis.logger
+        )
+    }
+
+    private static func makeOperationsListener(
+        _ basis: Basis,
+        router: Router<HeraldRequestContext>?,
+        onTimeout: @escaping @Sendable () -> Void
+    ) -> ListenerService? {
+        let server = basis.configuration.server
+        guard let router, let port = server.operationsPort else { return nil }
+        let application = Application(
+            router: router,
+            server: Self.http1(server, onTimeout: onTimeout),
+            configuration: .init(
+                address: .hostname(server.host, port: port),
+                serverName: "herald-operations",
+                availableConnectionsDelegate: MaximumAvailableConnections(Self.operationsConnections, logger: basis.logger)
+            ),
+            logger: basis.logger
+        )
+        return ListenerService(listener: application, keys: "server.host and server.operations-port", address: "\(server.host):\(port)")
+    }
+
+    /// Only other nodes connect here, holding a certificate of the cluster's CA.
+    private static func makeForwardedListener(
+        _ basis: Basis,
+        router: Router<HeraldRequestContext>?,
+        tls: ClusterTLS?,
+        onTimeout: @escaping @Sendable () -> Void
+    ) -> ListenerService? {
+        guard let router, let tls else { return nil }
+        let server = basis.configuration.server
+        let port = basis.configuration.cluster.internalPort
+        let application = Application(
+            router: router,
+            server: Self.http1(server, tls: tls.server, onTimeout: onTimeout),
+            configuration: .init(address: .hostname(server.host, port: port), serverName: "herald-internal"),
+            logger: basis.logger
+        )
+        return ListenerService(listener: application, keys: "server.host and cluster.internal-port", address: "\(server.host):\(port)")
+    }
+
+    /// Every listener speaks HTTP/1.1 under the same timeouts.
+    private static func http1(
+        _ server: HeraldConfiguration.Server,
+        tls: TLSConfiguration? = nil,
+        onTimeout: @escaping @Sendable () -> Void
+    ) -> HTTPServerBuilder {
+        .heraldHTTP1(idleTimeout: server.idleTimeout, requestTimeout: server.requestTimeout, tls: tls, onTimeout: onTimeout)
+    }
+}

@@ -1,0 +1,34 @@
+import HeraldDelivery
+import HeraldFrontDoor
+import HeraldStore
+import ServiceLifecycle
+
+extension HeraldNode {
+    /// Listed so that graceful shutdown, which runs in reverse, stops the front doors' work
+    /// first (draining their queued pushes), then closes provider connections, then posts the
+    /// last feedback, then closes the store.
+    static func makeServices(
+        _ basis: Basis,
+        log: any CommandLog,
+        cluster: Cluster?,
+        delivery: Delivery,
+        frontDoors: [any FrontDoor],
+        listeners: Listeners
+    ) -> [any Service] {
+        var services: [any Service] = [StoreService(store: basis.store)]
+        if let cluster {
+            services.append(ClusterLogService(log: cluster.log, router: cluster.router))
+            services.append(cluster.membership)
+        }
+        services.append(LogFollower(log: log, view: basis.store.view, logger: basis.logger))
+        if let feedback = delivery.feedback {
+            services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() }))
+        }
+        if let pool = delivery.pool { services.append(DeliveryService(pool: pool)) }
+        for frontDoor in frontDoors { services.append(contentsOf: frontDoor.services) }
+        if let operations = listeners.operations { services.append(operations) }
+        // Last, so it stops first: nothing is forwarded here once shutdown begins.
+        if let forwarded = listeners.forwarded { services.append(forwarded) }
+        return services
+    }
+}
