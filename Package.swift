@@ -86,12 +86,31 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldStore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The etcd cluster backend: client (JSON gateway), command log and membership leases.
+        .target(
+            name: "HeraldEtcd",
+            dependencies: [
+                "HeraldCluster",
+                "HeraldCore",
+                "HeraldStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -117,14 +136,9 @@ let package = Package(
             dependencies: [
                 "CLMDB",
                 "HeraldCore",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -253,6 +267,7 @@ let package = Package(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCluster",
+                "HeraldEtcd",
                 "HeraldConfig",
                 "HeraldCore",
                 "HeraldFrontDoor",
@@ -427,7 +442,28 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldClusterTests",
-            dependencies: ["HeraldCluster", "HeraldStore", "HeraldTesting", "HeraldTestTraits", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "HeraldCluster",
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldEtcdTests",
+            dependencies: [
+                "HeraldCluster",
+                "HeraldCore",
+                "HeraldEtcd",
+                "HeraldStore",
+                "HeraldTesting",
+                "HeraldTestTraits",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -518,6 +554,7 @@ let package = Package(
             dependencies: [
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "HeraldServer",
+                "HeraldEtcd",
                 "HeraldConfig",
                 "HeraldFrontDoor",
                 "HeraldGorush",

@@ -5,7 +5,8 @@ public import Hummingbird
 
 /// The mediator-facing API, behind the node's API token: a wallet's plaintext DIDComm message on
 /// a connection in, Herald's plaintext answer out (the mediator packs and returns it), and the
-/// mediator's "messages wait" notify.
+/// mediator's "messages wait" notify. Answers render themselves (`AriesAnswer`), and so do
+/// refusals (`AriesError`).
 public struct AriesRoutes<Context: RequestContext>: Sendable {
     let service: AriesService
 
@@ -17,11 +18,11 @@ public struct AriesRoutes<Context: RequestContext>: Sendable {
         router.post("/aries/v1/connections/:connection/messages") { request, context in
             let body = try await request.body.collect(upTo: 64 << 10)
             let connection = context.parameters.get("connection") ?? ""
-            return Self.response(await self.service.handle(Array(buffer: body), connection: connection.removingPercentEncoding ?? connection))
+            return try await self.service.handle(Array(buffer: body), connection: connection.removingPercentEncoding ?? connection)
         }
         router.post("/aries/v1/notify") { request, _ in
             let body = try await request.body.collect(upTo: 64 << 10)
-            return Self.response(await self.service.notify(Array(buffer: body)))
+            return try await self.service.notify(Array(buffer: body))
         }
     }
 
@@ -29,19 +30,11 @@ public struct AriesRoutes<Context: RequestContext>: Sendable {
         router.post(RouterPath(stringLiteral: AriesService.internalMessagesPath + ":connection")) { request, context in
             let body = try await request.body.collect(upTo: 64 << 10)
             let connection = context.parameters.get("connection") ?? ""
-            return Self.response(await self.service.handle(Array(buffer: body), connection: connection.removingPercentEncoding ?? connection, forwardedFrom: context.forwardedFrom ?? "another node"))
+            return try await self.service.handle(Array(buffer: body), connection: connection.removingPercentEncoding ?? connection, forwardedFrom: context.forwardedFrom ?? "another node")
         }
         router.post(RouterPath(stringLiteral: AriesService.internalNotifyPath)) { request, context in
             let body = try await request.body.collect(upTo: 64 << 10)
-            return Self.response(await self.service.notify(Array(buffer: body), forwardedFrom: context.forwardedFrom ?? "another node"))
+            return try await self.service.notify(Array(buffer: body), forwardedFrom: context.forwardedFrom ?? "another node")
         }
-    }
-
-    static func response(_ answer: AriesService.Answer) -> Response {
-        Response(
-            status: .init(code: answer.status),
-            headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))
-        )
     }
 }

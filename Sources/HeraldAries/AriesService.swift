@@ -18,12 +18,6 @@ public struct AriesService: Sendable {
     /// Message ids and tags together one notify may name.
     public static let maximumMessagesPerNotify = 30
 
-    /// An answer for the mediator: a DIDComm message to pack and return, or JSON of Herald's API.
-    public struct Answer: Sendable {
-        public var status: Int
-        public var body: [UInt8]
-    }
-
     let configuration: AriesConfiguration
     let registry: Registry
     let pool: DeliveryPool
@@ -50,30 +44,31 @@ public struct AriesService: Sendable {
 
     static func checkConnection(_ connection: String) throws(AriesError) {
         guard !connection.isEmpty, connection.utf8.count <= Self.maximumConnectionIDLength else {
-            throw AriesError(400, "the connection id must be 1 to \(Self.maximumConnectionIDLength) bytes")
+            throw AriesError.invalidConnection("the connection id must be 1 to \(Self.maximumConnectionIDLength) bytes")
         }
     }
 
     // MARK: Messages
 
-    /// Handles one plaintext DIDComm message the wallet sent on `connection`.
-    public func handle(_ body: [UInt8], connection: String, forwardedFrom: String? = nil) async -> Answer {
+    /// Handles one plaintext DIDComm message the wallet sent on `connection`; a message it refuses
+    /// with no DIDComm answer is thrown.
+    public func handle(_ body: [UInt8], connection: String, forwardedFrom: String? = nil) async throws(AriesError) -> AriesAnswer {
         do throws(AriesError) {
             try Self.checkConnection(connection)
             guard case .object(let fields)? = (try? JSONDecoder().decode(JSONValue.self, from: Data(body))) else {
-                throw AriesError(400, "the body is not a DIDComm plaintext message (a JSON object)")
+                throw AriesError.invalidMessage("the body is not a DIDComm plaintext message (a JSON object)")
             }
             let message = Dictionary(fields, uniquingKeysWith: { first, _ in first })
-            guard case .string(let typeText)? = message["@type"] else { throw AriesError(400, "the message has no @type") }
-            guard case .string(let id)? = message["@id"], !id.isEmpty else { throw AriesError(400, "the message has no @id") }
+            guard case .string(let typeText)? = message["@type"] else { throw AriesError.invalidMessage("the message has no @type") }
+            guard case .string(let id)? = message["@id"], !id.isEmpty else { throw AriesError.invalidMessage("the message has no @id") }
             // Wallets need not ack, but one that does (in either spelling, RFC 0015's own or the
             // adopted one) gets nothing back: acks are never answered.
             if AriesMessageType.isAck(typeText) {
                 self.metrics.message(type: "ack", result: "ignored")
-                return Answer(status: 204, body: [])
+                return AriesAnswer(status: 204, body: [])
             }
             guard let type = AriesMessageType(typeText) else {
-                throw AriesError(400, "'\(typeText.prefix(120))' is not a message of push-notifications-apns/1.x, push-notifications-fcm/1.x or discover-features/1.x")
+                throw AriesError.invalidMessage("'\(typeText.prefix(120))' is not a message of push-notifications-apns/1.x, push-notifications-fcm/1.x or discover-features/1.x")
             }
             var thread = id
             if case .object(let threadFields)? = message["~thread"], case .string(let thid)? = threadFields.first(where: { $0.0 == "thid" })?.1 {
@@ -81,8 +76,8 @@ public struct AriesService: Sendable {
             }
             switch (type.protocol, type.name) {
             case (.apns, "set-device-info"), (.fcm, "set-device-info"):
-                return try await self.owned(body, connection: connection, forwardedFrom: forwardedFrom, path: Self.internalMessagesPath + Self.pathComponent(connection)) {
-                    await self.setDeviceInfo(message, kind: type.protocol, connection: connection, thread: thread)
+                return try await self.owned(body, connection: connection, forwardedFrom: forwardedFrom, path: Self.internalMessagesPath + Self.pathComponent(connection)) { () async throws(AriesError) in
+                    try await self.setDeviceInfo(message, kind: type.protocol, connection: connection, thread: thread)
                 }
             case (.apns, "get-device-info"), (.fcm, "get-device-info"):
                 // At the owner, which has applied every set it answered.
@@ -90,22 +85,23 @@ public struct AriesService: Sendable {
                     self.getDeviceInfo(kind: type.protocol, connection: connection, thread: thread)
                 }
             case (.discoverFeatures, "query"):
-                guard case .string(let query)? = message["query"] else { throw AriesError(400, "a discover-features query needs a query") }
+                guard case .string(let query)? = message["query"] else { throw AriesError.invalidMessage("a discover-features query needs a query") }
                 self.metrics.message(type: "query", result: "disclose")
-                return Answer(status: 200, body: AriesReply.disclose(thread: thread, query: query, protocols: self.protocols))
+                return AriesAnswer(status: 200, body: AriesReply.disclose(thread: thread, query: query, protocols: self.protocols))
             default:
-                throw AriesError(400, "Herald takes set-device-info, get-device-info and discover-features query, not \(type.name.prefix(60))")
+                throw AriesError.invalidMessage("Herald takes set-device-info, get-device-info and discover-features query, not \(type.name.prefix(60))")
             }
         } catch {
-            self.metrics.message(type: "invalid", result: "refused")
-            return Answer(status: error.status, body: JSONValue.object([("error", .string(error.description))]).bytes)
+            // A store failing under a valid message is no refusal of the message.
+            if error.code != .notStored { self.metrics.message(type: "invalid", result: "refused") }
+            throw error
         }
     }
 
-    private func setDeviceInfo(_ message: [String: JSONValue], kind: AriesProtocol, connection: String, thread: String) async -> Answer {
-        func problem(_ code: String, _ text: String) -> Answer {
+    private func setDeviceInfo(_ message: [String: JSONValue], kind: AriesProtocol, connection: String, thread: String) async throws(AriesError) -> AriesAnswer {
+        func problem(_ code: String, _ text: String) -> AriesAnswer {
             self.metrics.message(type: "set-device-info", result: code)
-            return Answer(status: 200, body: AriesReply.problem(kind, thread: thread, code: code, text))
+            return AriesAnswer(status: 200, body: AriesReply.problem(kind, thread: thread, code: code, text))
         }
         guard let appID = kind == .apns ? self.configuration.apnsApp : self.configuration.fcmApp else {
             return problem("not-supported", "this mediator does not push through \(kind.rawValue)")
@@ -151,23 +147,23 @@ public struct AriesService: Sendable {
             }
         } catch {
             self.logger.error("Aries device info not stored", metadata: ["registration": "\(key)", "error": "\(error)"])
-            return Answer(status: 503, body: JSONValue.object([("error", .string("the device info could not be stored now"))]).bytes)
+            throw AriesError.notStored
         }
-        return Answer(status: 200, body: AriesReply.ack(kind, thread: thread))
+        return AriesAnswer(status: 200, body: AriesReply.ack(kind, thread: thread))
     }
 
-    private func getDeviceInfo(kind: AriesProtocol, connection: String, thread: String) -> Answer {
+    private func getDeviceInfo(kind: AriesProtocol, connection: String, thread: String) -> AriesAnswer {
         let key = Self.key(connection: connection, protocol: kind)
         guard let registration = (try? self.registry.record(for: key))?.flatMap(\.registration), registration.enabled else {
             self.metrics.message(type: "get-device-info", result: "not-registered")
-            return Answer(
+            return AriesAnswer(
                 status: 200,
                 body: AriesReply.problem(kind, thread: thread, code: "not-registered-for-push-notifications", "this connection has no device info for \(kind.rawValue)")
             )
         }
         let platform = registration.attributes.first == 1 ? String(decoding: registration.attributes.dropFirst(), as: UTF8.self) : nil
         self.metrics.message(type: "get-device-info", result: "device-info")
-        return Answer(status: 200, body: AriesReply.deviceInfo(kind, thread: thread, token: registration.device.token, platform: platform))
+        return AriesAnswer(status: 200, body: AriesReply.deviceInfo(kind, thread: thread, token: registration.device.token, platform: platform))
     }
 
     /// The device token as stored, or `nil` when APNs or FCM would refuse it.
@@ -209,27 +205,23 @@ public struct AriesService: Sendable {
     }
 
     /// Pushes the §5 payload to the connection's devices, once per `message_id`.
-    public func notify(_ body: [UInt8], forwardedFrom: String? = nil) async -> Answer {
+    public func notify(_ body: [UInt8], forwardedFrom: String? = nil) async throws(AriesError) -> AriesAnswer {
         guard let request = try? JSONDecoder().decode(NotifyRequest.self, from: Data(body)) else {
-            return Self.json(400, [("error", .string(#"the body must be {"connection_id": "…", "message_id": "…", "message_tag": "…"} (ids and tags optional, or as lists)"#))])
+            throw AriesError.invalidNotify(#"the body must be {"connection_id": "…", "message_id": "…", "message_tag": "…"} (ids and tags optional, or as lists)"#)
         }
         // FCM carries the lists in 4 KB of data: a longer batch would be refused on every retry.
         guard request.ids.count + request.tags.count <= Self.maximumMessagesPerNotify,
             (request.ids + request.tags).allSatisfy({ $0.utf8.count <= 100 })
         else {
-            return Self.json(400, [("error", .string("at most \(Self.maximumMessagesPerNotify) message ids and tags, each at most 100 bytes, in one notify"))])
+            throw AriesError.invalidNotify("at most \(Self.maximumMessagesPerNotify) message ids and tags, each at most 100 bytes, in one notify")
         }
-        do throws(AriesError) {
-            try Self.checkConnection(request.connectionID)
-            return try await self.owned(body, connection: request.connectionID, forwardedFrom: forwardedFrom, path: Self.internalNotifyPath) {
-                await self.push(request)
-            }
-        } catch {
-            return Self.json(error.status, [("error", .string(error.description))])
+        try Self.checkConnection(request.connectionID)
+        return try await self.owned(body, connection: request.connectionID, forwardedFrom: forwardedFrom, path: Self.internalNotifyPath) {
+            await self.push(request)
         }
     }
 
-    private func push(_ request: NotifyRequest) async -> Answer {
+    private func push(_ request: NotifyRequest) async -> AriesAnswer {
         let subject = Self.key(connection: request.connectionID, protocol: .apns).subject
         let devices = ((try? self.registry.registrations(scope: .aries, subject: subject)) ?? []).filter(\.enabled)
         guard !devices.isEmpty else {
@@ -295,13 +287,19 @@ public struct AriesService: Sendable {
 
     /// Runs `work` here when this node owns the connection's partition, else has the owner run
     /// it and relays its answer.
-    private func owned(_ body: [UInt8], connection: String, forwardedFrom: String?, path: String, _ work: () async -> Answer) async throws(AriesError) -> Answer {
+    private func owned(
+        _ body: [UInt8],
+        connection: String,
+        forwardedFrom: String?,
+        path: String,
+        _ work: () async throws(AriesError) -> AriesAnswer
+    ) async throws(AriesError) -> AriesAnswer {
         try await self.routing.atOwner(
             of: PartitionKey(Self.key(connection: connection, protocol: .apns)),
             forwardedFrom: forwardedFrom,
             forwarding: { PartitionRouting.Forwarding(path: path, body: body) },
-            relay: { answer throws(AriesError) in Answer(status: answer.status, body: answer.body) },
-            here: { () async throws(AriesError) in await work() }
+            relay: { answer throws(AriesError) in AriesAnswer(status: answer.status, body: answer.body) },
+            here: { () async throws(AriesError) in try await work() }
         )
     }
 
@@ -315,7 +313,7 @@ public struct AriesService: Sendable {
         try await self.registry.submitCatchingUp(command)
     }
 
-    static func json(_ status: Int, _ fields: [(String, JSONValue)]) -> Answer {
-        Answer(status: status, body: JSONValue.object(fields).bytes)
+    static func json(_ status: Int, _ fields: [(String, JSONValue)]) -> AriesAnswer {
+        AriesAnswer(status: status, body: JSONValue.object(fields).bytes)
     }
 }

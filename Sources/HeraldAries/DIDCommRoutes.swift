@@ -25,43 +25,41 @@ public struct DIDCommRoutes<Context: RequestContext>: Sendable {
             let body = JSONValue.object([("verkey", .string(self.identity.verkeyBase58)), ("endpoint", .string("/aries/v1/didcomm"))]).bytes
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
-        router.post("/aries/v1/didcomm") { request, _ in
+        router.post("/aries/v1/didcomm") { request, context in
             let body = try await request.body.collect(upTo: 64 << 10)
-            return await self.handle(Array(buffer: body))
+            return try await self.handle(Array(buffer: body), request: request, context: context)
         }
     }
 
-    private func handle(_ body: [UInt8]) async -> Response {
+    /// Opens the envelope, has the service answer its message and packs the answer. Refusals
+    /// are thrown (`AriesError`) and render themselves.
+    private func handle(_ body: [UInt8], request: Request, context: Context) async throws -> Response {
         let opened: DIDCommEnvelope.Opened
         do {
             opened = try DIDCommEnvelope.open(body, with: self.identity)
         } catch {
-            return Self.error(400, error.description)
+            throw AriesError.invalidEnvelope(error.description)
         }
         guard let sender = opened.sender else {
-            return Self.error(400, "anoncrypt envelopes carry no sender: device info is kept per connection, which is the sender's verkey; pack with authcrypt")
+            throw AriesError.invalidEnvelope(
+                "anoncrypt envelopes carry no sender: device info is kept per connection, which is the sender's verkey; pack with authcrypt"
+            )
         }
-        let answer = await self.service.handle(opened.message, connection: Self.connection(verkey: sender))
+        let answer = try await self.service.handle(opened.message, connection: Self.connection(verkey: sender))
         switch answer.status {
         case 200:
+            let packed: [UInt8]
             do {
-                let packed = try DIDCommEnvelope.pack(answer.body, for: [sender], from: self.identity)
-                return Response(status: .ok, headers: [.contentType: Self.envelopeType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: packed)))
+                packed = try DIDCommEnvelope.pack(answer.body, for: [sender], from: self.identity)
             } catch {
-                return Self.error(500, error.description)
+                throw AriesError.answerNotPacked(error)
             }
+            return Response(status: .ok, headers: [.contentType: Self.envelopeType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: packed)))
         case 204:
             return Response(status: .accepted)
         default:
-            return Response(status: .init(code: answer.status), headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+            // The owner's refusal, relayed: as the mediator API renders it.
+            return try answer.response(from: request, context: context)
         }
-    }
-
-    static func error(_ status: Int, _ message: String) -> Response {
-        Response(
-            status: .init(code: status),
-            headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONValue.object([("error", .string(message))]).bytes))
-        )
     }
 }

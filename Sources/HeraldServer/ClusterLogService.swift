@@ -1,27 +1,26 @@
 import HeraldCore
 import HeraldCluster
-import HeraldStore
 import ServiceLifecycle
 
-/// Runs the etcd log's watch for the node's lifetime and closes its etcd client after it; it
-/// stands after the store and before the follower, so it stops after the follower and every
-/// writer, and before the store closes.
+/// Runs the cluster backend's work (following the shared log) for the node's lifetime and closes
+/// its connections and the router's after it; it stands after the store and before the
+/// follower, so it stops after the follower and every writer, and before the store closes.
 struct ClusterLogService: Service, DescribedByName {
-    let log: EtcdCommandLog
+    let backend: any ClusterBackend
     let router: ClusterRouter
 
     func run() async throws {
         do {
-            try await self.log.run()
+            try await self.backend.run()
         } catch is CancellationError {
             // Cancelled instead of shut down gracefully: still close the clients.
         } catch {
             // A failed watch service must not leave its HTTP clients open either.
             try? await self.router.shutdown()
-            try? await self.log.client.shutdown()
+            try? await self.backend.shutdown()
             throw error
         }
         try? await self.router.shutdown()
-        try await self.log.client.shutdown()
+        try await self.backend.shutdown()
     }
 }

@@ -1,4 +1,6 @@
+public import HeraldCluster
 public import HeraldDelivery
+import HeraldEtcd
 public import HeraldFrontDoor
 import HeraldAries
 import HeraldGorush
@@ -23,4 +25,7 @@ extension HeraldNode {
         APNSEndpoint.self,
         FCMEndpoint.self,
     ]
+
+    /// The service a cluster coordinates through (`cluster.*`): its shared log and membership.
+    public static let clusterBackend: any ConfigurableClusterBackend.Type = EtcdBackend.self
 }

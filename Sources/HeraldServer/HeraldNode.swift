@@ -25,6 +25,8 @@ public struct HeraldNode: Sendable {
     public let frontDoors: [any FrontDoor]
     /// In a cluster: membership, the partition map and forwarding. `nil` alone.
     public let router: ClusterRouter?
+    /// In a cluster: the shared log and membership's leases. `nil` alone.
+    let clusterBackend: (any ClusterBackend)?
     /// The HTTP application; it also runs the other services, and on graceful shutdown stops the
     /// server first, then the front doors' services, delivery and the follower, then closes the
     /// store.
@@ -38,6 +40,7 @@ public struct HeraldNode: Sendable {
         logger: Logger,
         configurationText: String? = nil,
         frontDoors frontDoorTypes: [any FrontDoor.Type] = HeraldNode.frontDoors,
+        clusterBackend: any ConfigurableClusterBackend.Type = HeraldNode.clusterBackend,
         clock: any Clock<Duration> = ContinuousClock(),
         onServerRunning: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
     ) throws -> HeraldNode {
@@ -45,7 +48,7 @@ public struct HeraldNode: Sendable {
         var cluster: Cluster?
         do {
             let basis = Basis(configuration: configuration, logger: logger, clock: clock, store: store)
-            cluster = try Self.makeCluster(basis)
+            cluster = try Self.makeCluster(basis, backend: clusterBackend)
             // Alone, the log is the store's own; in a cluster it is etcd, applied to the same view.
             let log: any CommandLog = cluster?.log ?? store.log
             let registry = Registry(log: log, view: store.view)
@@ -63,6 +66,7 @@ public struct HeraldNode: Sendable {
                 delivery: delivery.pool,
                 frontDoors: frontDoors,
                 router: cluster?.router,
+                clusterBackend: cluster?.backend,
                 application: application
             )
         } catch {
@@ -97,7 +101,7 @@ public struct HeraldNode: Sendable {
             try await self.checkLogSource()
         } catch {
             // Nothing will run: the HTTP clients the cluster made must be shut down by hand.
-            try? await (self.log as? EtcdCommandLog)?.client.shutdown()
+            try? await self.clusterBackend?.shutdown()
             try? await self.router?.shutdown()
             throw error
         }

@@ -1,24 +1,33 @@
 public import HeraldCluster
+import HeraldCore
+public import Hummingbird
 
-/// Why a silent-sync request is refused, with its HTTP status.
+/// Why a silent-sync request is refused. It renders its own answer, `{"error": "…"}` with its
+/// status (a relayed refusal as the owner gave it), so routes throw it and the router answers.
 public enum SilentError: Error, Equatable, CustomStringConvertible {
     case malformed(String)
     case unsupportedMediaType(String?)
     /// The service cannot deliver to this kind of device (no credentials for it).
     case notServed(String)
     case unknownService(String)
+    /// A forwarded registration names a service this node does not configure.
+    case unknownForwardedService
+    case unknownBroadcast(String)
     /// The registration's partition has no owner now (cluster).
     case unavailable(String)
     /// The owner's answer to a forwarded registration: its status and body.
     case relayed(Int, String)
 
-    public var status: Int {
+    /// Seconds an app waits before registering again when the registration cannot be taken now.
+    static let unavailableRetryAfter = 5
+
+    public var status: HTTPResponse.Status {
         switch self {
-        case .malformed, .notServed: 400
-        case .unsupportedMediaType: 415
-        case .unknownService: 404
-        case .unavailable: 503
-        case .relayed(let status, _): status
+        case .malformed, .notServed: .badRequest
+        case .unsupportedMediaType: .unsupportedMediaType
+        case .unknownService, .unknownForwardedService, .unknownBroadcast: .notFound
+        case .unavailable: .serviceUnavailable
+        case .relayed(let status, _): HTTPResponse.Status(code: status)
         }
     }
 
@@ -28,8 +37,25 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
         case .unsupportedMediaType(let type):
             "Content-Type \(type.map { "'\($0.prefix(60))'" } ?? "is missing"): send application/x-protobuf, application/protobuf or application/json"
         case .unknownService(let name): "no silent-sync service '\(name.prefix(60))' is configured"
+        case .unknownForwardedService: "no such silent service"
+        case .unknownBroadcast(let id): "no broadcast '\(id.prefix(40))'"
         case .relayed(_, let body): body
         }
+    }
+}
+
+extension SilentError: HTTPResponseError {
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if case .unavailable = self { headers[.retryAfter] = String(Self.unavailableRetryAfter) }
+        let body: [UInt8]
+        if case .relayed(_, let answer) = self {
+            // The owner's refusal, passed on as it gave it.
+            body = Array(answer.utf8)
+        } else {
+            body = JSONValue.object([("error", .string(self.description))]).bytes
+        }
+        return Response(status: self.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
 

@@ -18,7 +18,7 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
         for service in self.sync.services.values.sorted(by: { $0.name < $1.name }) {
             for version in ["v3", "v1"] {
                 router.post(RouterPath(stringLiteral: "\(service.pathPrefix)/\(version)/register")) { request, _ in
-                    await self.register(request, service: service, forwardedFrom: nil)
+                    try await self.register(request, service: service, forwardedFrom: nil)
                 }
             }
         }
@@ -33,16 +33,12 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
         }
         router.get("/silent/v1/broadcasts/:id") { _, context in
             let id = context.parameters.get("id") ?? ""
-            guard let broadcast = await self.sync.broadcasts.broadcast(id: id) else {
-                return Self.error(404, "no broadcast '\(id.prefix(40))'")
-            }
+            guard let broadcast = await self.sync.broadcasts.broadcast(id: id) else { throw SilentError.unknownBroadcast(id) }
             return Self.json(200, broadcast.publicJSON)
         }
         router.delete("/silent/v1/broadcasts/:id") { _, context in
             let id = context.parameters.get("id") ?? ""
-            guard let broadcast = try await self.sync.broadcasts.cancel(id: id) else {
-                return Self.error(404, "no broadcast '\(id.prefix(40))'")
-            }
+            guard let broadcast = try await self.sync.broadcasts.cancel(id: id) else { throw SilentError.unknownBroadcast(id) }
             return Self.json(200, broadcast.publicJSON)
         }
     }
@@ -50,33 +46,23 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
     public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {
         router.post(RouterPath(stringLiteral: SilentSync.internalRegisterPath + ":service")) { request, context in
             guard let service = try? self.sync.service(named: context.parameters.get("service") ?? "") else {
-                return Self.error(404, "no such silent service")
+                throw SilentError.unknownForwardedService
             }
-            return await self.register(request, service: service, forwardedFrom: context.forwardedFrom ?? "another node")
+            return try await self.register(request, service: service, forwardedFrom: context.forwardedFrom ?? "another node")
         }
     }
 
-    private func register(_ request: Request, service: SilentService, forwardedFrom: String?) async -> Response {
+    private func register(_ request: Request, service: SilentService, forwardedFrom: String?) async throws(SilentError) -> Response {
+        let body: ByteBuffer
         do {
-            let body: ByteBuffer
-            do {
-                body = try await request.body.collect(upTo: 16 << 10)
-            } catch {
-                throw SilentError.malformed("the body is larger than a registration can be (16 KiB)")
-            }
-            let registration = try SilentRegistrationRequest(body: Array(buffer: body), contentType: request.headers[.contentType])
-            try await self.sync.register(registration, service: service, forwardedFrom: forwardedFrom)
-            // NotifyMe's backend answers 200 with an empty body.
-            return Response(status: .ok)
-        } catch SilentError.relayed(let status, let body) {
-            return Self.json(status, Array(body.utf8))
-        } catch let error as SilentError {
-            var response = Self.error(error.status, error.description)
-            if error.status == 503 { response.headers[.retryAfter] = "5" }
-            return response
+            body = try await request.body.collect(upTo: 16 << 10)
         } catch {
-            return Self.error(500, "\(error)")
+            throw SilentError.malformed("the body is larger than a registration can be (16 KiB)")
         }
+        let registration = try SilentRegistrationRequest(body: Array(buffer: body), contentType: request.headers[.contentType])
+        try await self.sync.register(registration, service: service, forwardedFrom: forwardedFrom)
+        // NotifyMe's backend answers 200 with an empty body.
+        return Response(status: .ok)
     }
 
     struct SyncRequest: Decodable {
@@ -92,17 +78,12 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
     private func syncNow(_ request: Request) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
         guard let sync = try? JSONDecoder().decode(SyncRequest.self, from: Data(body.readableBytesView)) else {
-            return Self.error(400, #"the body must be {"service": "<name>", "device_ids": ["<deviceId>", …]}"#)
+            throw SilentError.malformed(#"the body must be {"service": "<name>", "device_ids": ["<deviceId>", …]}"#)
         }
         guard !sync.deviceIDs.isEmpty, sync.deviceIDs.count <= SilentSync.maximumDevicesPerRequest else {
-            return Self.error(400, "device_ids must list 1 to \(SilentSync.maximumDevicesPerRequest) devices; use a broadcast for all")
+            throw SilentError.malformed("device_ids must list 1 to \(SilentSync.maximumDevicesPerRequest) devices; use a broadcast for all")
         }
-        let service: SilentService
-        do {
-            service = try self.sync.service(named: sync.service ?? SilentService.defaultName)
-        } catch {
-            return Self.error(error.status, error.description)
-        }
+        let service = try self.sync.service(named: sync.service ?? SilentService.defaultName)
         let counts = await self.sync.sync(service: service, deviceIDs: sync.deviceIDs)
         var fields = SilentSender.Outcome.allCases.map { #""\#($0.rawValue)":\#(counts[$0] ?? 0)"# }
         fields.sort()
@@ -115,16 +96,11 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
         var name = SilentService.defaultName
         if body.readableBytes > 0 {
             guard let fields = try? JSONDecoder().decode([String: String].self, from: Data(body.readableBytesView)), let given = fields["service"], fields.count == 1 else {
-                return Self.error(400, #"the body must be empty (the default service) or {"service": "<name>"}"#)
+                throw SilentError.malformed(#"the body must be empty (the default service) or {"service": "<name>"}"#)
             }
             name = given
         }
-        let service: SilentService
-        do {
-            service = try self.sync.service(named: name)
-        } catch {
-            return Self.error(error.status, error.description)
-        }
+        let service = try self.sync.service(named: name)
         let broadcast = try await self.sync.broadcasts.start(service: service.name)
         var response = Self.json(202, broadcast.publicJSON)
         response.headers[.location] = "/silent/v1/broadcasts/\(broadcast.id)"
@@ -133,9 +109,5 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
 
     static func json(_ status: Int, _ body: [UInt8]) -> Response {
         Response(status: .init(code: status), headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
-    }
-
-    static func error(_ status: Int, _ message: String) -> Response {
-        Self.json(status, JSONValue.object([("error", .string(message))]).bytes)
     }
 }

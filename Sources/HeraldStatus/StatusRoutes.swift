@@ -10,7 +10,8 @@ import NIOCore
 
 /// `POST /waku/v1/messages`: Waku messages in nwaku's REST JSON form, processed as if received
 /// from the network; the answer is the JSON array of messages Herald would publish in reply.
-/// The direct path for tests, benchmarks and deployments without a Waku node.
+/// The direct path for tests, benchmarks and deployments without a Waku node. A body it refuses
+/// is thrown as a `WakuRequestError`, which renders itself.
 public struct StatusRoutes<Context: RequestContext>: Sendable {
     /// Largest request body read; a Waku message is at most 150 KiB.
     public var maximumBodySize = 4 << 20
@@ -44,7 +45,7 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
         do {
             message = try JSONDecoder().decode(WakuMessage.self, from: Data(buffer: body))
         } catch {
-            return Self.error(.badRequest, "the body must be one Waku message in nwaku's JSON form: \(error)")
+            throw WakuRequestError.notOneMessage(error)
         }
         let replies = await self.server.handle(message, forwardedFrom: from)
         return Self.json(status: .ok, Array(try JSONEncoder().encode(replies)))
@@ -56,10 +57,10 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
         do {
             messages = try Self.decode(Data(buffer: body))
         } catch {
-            return Self.error(.badRequest, "the body must be a Waku message or an array of them in nwaku's JSON form: \(error)")
+            throw WakuRequestError.notMessages(error)
         }
         guard messages.count <= self.maximumMessages else {
-            return Self.error(.contentTooLarge, "at most \(self.maximumMessages) messages per request, got \(messages.count)")
+            throw WakuRequestError.tooManyMessages(messages.count, limit: self.maximumMessages)
         }
         var replies: [WakuMessage] = []
         for message in messages {
@@ -75,13 +76,6 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
             return try decoder.decode([WakuMessage].self, from: data)
         }
         return [try decoder.decode(WakuMessage.self, from: data)]
-    }
-
-    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        var body = Array(#"{"error":"#.utf8)
-        StatusGorushBody.writeString(message, into: &body)
-        body.append(UInt8(ascii: "}"))
-        return Self.json(status: status, body)
     }
 
     static func json(status: HTTPResponse.Status, _ body: [UInt8]) -> Response {

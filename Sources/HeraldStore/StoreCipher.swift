@@ -89,12 +89,12 @@ public final class StoreCipher: Sendable, KeyMaterial {
 }
 
 extension Optional where Wrapped == StoreCipher {
-    func seal(_ plaintext: [UInt8], context: [UInt8]) throws(StoreError) -> [UInt8] {
+    package func seal(_ plaintext: [UInt8], context: [UInt8]) throws(StoreError) -> [UInt8] {
         guard let cipher = self else { return plaintext }
         return try cipher.seal(plaintext, context: context)
     }
 
-    func open(_ value: some Collection<UInt8>, context: [UInt8]) throws(StoreError) -> [UInt8] {
+    package func open(_ value: some Collection<UInt8>, context: [UInt8]) throws(StoreError) -> [UInt8] {
         guard let cipher = self else { return Array(value) }
         return try cipher.open(value, context: context)
     }

@@ -33,6 +33,10 @@ public struct RelayAnswer: Sendable, Equatable {
         }
     }
 
+    /// RFC 8030 pushes are POSTs; anything else on a push resource is 405, which a sender sees
+    /// as a broken subscription, as it is.
+    static let methodNotAllowed = RelayAnswer(status: 405, headers: ["Allow": "POST"], text: "push with POST (RFC 8030 §5)", outcome: .methodNotAllowed)
+
     /// Accepted: RFC 8030 §5's `201` with the push message's resource and the `TTL` kept.
     static func created(id: String, ttl: Int, outcome: RelayOutcome) -> RelayAnswer {
         RelayAnswer(status: 201, headers: ["Location": "/webpush/messages/\(id)", "TTL": "\(ttl)"], text: "", outcome: outcome)

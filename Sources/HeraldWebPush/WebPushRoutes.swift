@@ -32,13 +32,12 @@ public struct WebPushRoutes<Context: RequestContext>: Sendable {
         }
     }
 
-    /// RFC 8030 pushes are POSTs; anything else on a push resource is 405, which a sender sees
-    /// as a broken subscription, as it is.
+    /// Every other method on a push resource is refused (`RelayAnswer.methodNotAllowed`).
     private func refuseOtherMethods(_ pattern: RouterPath, route: String, on router: some RouterMethods<Context>) {
         for method in [HTTPRequest.Method.get, .put, .patch, .delete, .head, .options] {
             router.on(pattern, method: method) { _, _ in
                 self.relay.metrics.record(route: route, encoding: "none", outcome: .methodNotAllowed)
-                return Self.response(RelayAnswer(status: 405, headers: ["Allow": "POST"], text: "push with POST (RFC 8030 §5)", outcome: .methodNotAllowed))
+                return RelayAnswer.methodNotAllowed
             }
         }
     }
@@ -47,13 +46,13 @@ public struct WebPushRoutes<Context: RequestContext>: Sendable {
         _ request: Request,
         route: String,
         destination: (String) throws(RelayError) -> RelayDestination
-    ) async -> Response {
+    ) async -> RelayAnswer {
         let rawPath = request.uri.path
         let target: RelayDestination
         do {
             target = try destination(rawPath.removingPercentEncoding ?? rawPath)
         } catch {
-            return Self.response(self.relay.refused(route: route, error))
+            return self.relay.refused(route: route, error)
         }
         var headers: [String: [String]] = [:]
         for field in request.headers {
@@ -64,27 +63,12 @@ public struct WebPushRoutes<Context: RequestContext>: Sendable {
             body = try await request.body.collect(upTo: RelayMessage.maximumBodySize)
         } catch {
             let sent = request.headers[.contentLength].flatMap { Int($0) } ?? RelayMessage.maximumBodySize + 1
-            return Self.response(self.relay.refused(route: target.route, .bodyTooLarge(sent, limit: RelayMessage.maximumBodySize)))
+            return self.relay.refused(route: target.route, .bodyTooLarge(sent, limit: RelayMessage.maximumBodySize))
         }
-        let answer = await self.relay.push(
+        return await self.relay.push(
             to: target,
             headers: headers,
             body: Array(body.readableBytesView)
-        )
-        return Self.response(answer)
-    }
-
-    static func response(_ answer: RelayAnswer) -> Response {
-        var fields = HTTPFields()
-        for (name, value) in answer.headers.sorted(by: { $0.key < $1.key }) {
-            if let fieldName = HTTPField.Name(name) { fields[fieldName] = value }
-        }
-        guard !answer.text.isEmpty else { return Response(status: .init(code: answer.status), headers: fields) }
-        fields[.contentType] = "text/plain; charset=utf-8"
-        return Response(
-            status: .init(code: answer.status),
-            headers: fields,
-            body: ResponseBody(byteBuffer: ByteBuffer(string: answer.text + "\n"))
         )
     }
 }

@@ -19,6 +19,6 @@ struct ClusterMetrics: Sendable {
         let snapshot = self.membership.snapshot
         self.members.record(snapshot.members.count)
         self.owned.record(snapshot.map.owned(by: self.membership.configuration.nodeID).count)
-        self.reachable.record(snapshot.etcdReachable ? 1 : 0)
+        self.reachable.record(snapshot.backendReachable ? 1 : 0)
     }
 }

@@ -39,7 +39,7 @@ struct ClusterRoutes: Sendable {
             owned: snapshot.map.owned(by: membership.configuration.nodeID),
             appliedRevision: applied,
             logHead: head,
-            etcd: snapshot.etcdReachable ? "reachable" : "unreachable"
+            etcd: snapshot.backendReachable ? "reachable" : "unreachable"
         )
     }
 }

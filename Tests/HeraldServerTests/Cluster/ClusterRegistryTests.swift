@@ -3,6 +3,7 @@ import HeraldCluster
 import HeraldConfig
 import HeraldCore
 import HeraldCrypto
+import HeraldEtcd
 import HeraldFrontDoor
 import HeraldServer
 import HeraldStatus

@@ -103,7 +103,7 @@ import Testing
             within: .seconds(60),
             every: .milliseconds(20),
             observing: { () -> (ended: String?, members: [String]) in
-                (ended(), nodes.map { node in node.router.map { "\($0.membership.snapshot.members.map(\.id)) registered \($0.membership.snapshot.registered) etcd \($0.membership.snapshot.etcdReachable)" } ?? "-" })
+                (ended(), nodes.map { node in node.router.map { "\($0.membership.snapshot.members.map(\.id)) registered \($0.membership.snapshot.registered) etcd \($0.membership.snapshot.backendReachable)" } ?? "-" })
             }
         ) { $0.ended != nil || nodes.allSatisfy { $0.router?.membership.snapshot.members.count == 2 } }
         try #require(met.ended == nil, "the nodes stopped before they saw each other: \(met.ended ?? "") (\(met.members))")

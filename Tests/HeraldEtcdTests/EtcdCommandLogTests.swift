@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+@testable import HeraldEtcd
 @testable import HeraldStore
 import HeraldTestTraits
 import HeraldTesting

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEtcd
 import HeraldStore
 import HeraldTestTraits
 import HeraldTesting

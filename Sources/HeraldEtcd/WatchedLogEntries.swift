@@ -1,3 +1,4 @@
+public import HeraldStore
 import HeraldCore
 import Synchronization
 

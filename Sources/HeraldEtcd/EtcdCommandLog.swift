@@ -1,3 +1,4 @@
+public import HeraldStore
 public import CoreMetrics
 public import HeraldCore
 public import Logging

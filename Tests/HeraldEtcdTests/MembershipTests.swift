@@ -1,4 +1,5 @@
 import HeraldCluster
+import HeraldEtcd
 import HeraldStore
 import HeraldTestTraits
 import HeraldTesting
@@ -28,7 +29,7 @@ import Testing
                 // Long enough that a loaded machine (the whole suite starts many etcd members)
                 // does not let a live member's lease lapse between keep-alives.
                 configuration.leaseTTL = 5
-                return Membership(configuration: configuration, client: client, logger: Logger(label: id))
+                return Membership(configuration: configuration, backend: EtcdMembership(client: client, prefix: "herald/"), logger: Logger(label: id))
             }
             let first = member("node1")
             let second = member("node2")
@@ -73,9 +74,9 @@ import Testing
             var configuration = Membership.Configuration(nodeID: "late", url: "http://127.0.0.1:1/late")
             configuration.leaseTTL = 2
             configuration.readyToJoin = { _ = try? await gate.wait(beyond: 0) }
-            let early = Membership(configuration: .init(nodeID: "early", url: "http://127.0.0.1:1/early"), client: client, logger: Logger(label: "early"))
+            let early = Membership(configuration: .init(nodeID: "early", url: "http://127.0.0.1:1/early"), backend: EtcdMembership(client: client, prefix: "herald/"), logger: Logger(label: "early"))
             let runningEarly = Task { try await early.run() }
-            let late = Membership(configuration: configuration, client: client, logger: Logger(label: "late"))
+            let late = Membership(configuration: configuration, backend: EtcdMembership(client: client, prefix: "herald/"), logger: Logger(label: "late"))
             let running = Task { try await late.run() }
             // While it catches up it is no member, but knows who owns what, to forward.
             try await waitUntil("the late node sees the early one", within: .seconds(60), observing: { late.snapshot.members.map(\.id) }) { $0 == ["early"] }

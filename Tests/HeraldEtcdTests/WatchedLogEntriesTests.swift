@@ -1,4 +1,5 @@
 import HeraldCore
+@testable import HeraldEtcd
 @testable import HeraldStore
 import HeraldTesting
 import Testing
