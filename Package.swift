@@ -453,6 +453,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "HeraldSilentTests",
+            dependencies: [
+                "HeraldSilent",
+                "HeraldConfig",
+                "HeraldCore",
+                "HeraldDelivery",
+                "HeraldFrontDoor",
+                "HeraldStore",
+                "HeraldTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HeraldEtcdTests",
             dependencies: [
                 "HeraldCluster",

@@ -20,7 +20,7 @@ public struct AriesService: Sendable {
 
     let configuration: AriesConfiguration
     let registry: Registry
-    let pool: DeliveryPool
+    let pool: AppProviders
     let markers: MessageMarkers
     let routing: PartitionRouting
     let metrics: AriesMetrics

@@ -5,17 +5,17 @@
 /// membership change) it fails as retryable instead of looping.
 public struct PartitionRouting: Sendable {
     /// `nil` when the node runs alone.
-    public let router: ClusterRouter?
+    public let forwarder: ClusterForwarder?
 
-    public init(router: ClusterRouter?) {
-        self.router = router
+    public init(forwarder: ClusterForwarder?) {
+        self.forwarder = forwarder
     }
 
     /// Whether the node runs in a cluster, where work may belong to another node.
-    public var isClustered: Bool { self.router != nil }
+    public var isClustered: Bool { self.forwarder != nil }
 
     /// A node running alone owns every key.
-    public static let alone = PartitionRouting(router: nil)
+    public static let alone = PartitionRouting(forwarder: nil)
 
     /// What the owner is sent when the request is forwarded.
     public struct Forwarding: Sendable {
@@ -41,7 +41,7 @@ public struct PartitionRouting: Sendable {
         of key: PartitionKey,
         forwardedFrom: String?,
         forwarding: () -> Forwarding,
-        relay: (ClusterRouter.Answer) throws(Failure) -> Result,
+        relay: (ClusterForwarder.Answer) throws(Failure) -> Result,
         here: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         try await self.route(key, forwardedFrom: forwardedFrom, unavailable: Failure.ownerUnavailable, forwarding: forwarding, relay: relay, here: here)
@@ -54,7 +54,7 @@ public struct PartitionRouting: Sendable {
         forwardedFrom: String?,
         refusingAs: Refusal.Type,
         forwarding: () -> Forwarding,
-        relay: (ClusterRouter.Answer) throws -> Result,
+        relay: (ClusterForwarder.Answer) throws -> Result,
         here: () async throws -> Result
     ) async throws -> Result {
         try await self.route(key, forwardedFrom: forwardedFrom, unavailable: { Refusal.ownerUnavailable($0) }, forwarding: forwarding, relay: relay, here: here)
@@ -65,20 +65,20 @@ public struct PartitionRouting: Sendable {
         forwardedFrom: String?,
         unavailable: (String) -> Failure,
         forwarding: () -> Forwarding,
-        relay: (ClusterRouter.Answer) throws(Failure) -> Result,
+        relay: (ClusterForwarder.Answer) throws(Failure) -> Result,
         here: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
-        guard let router = self.router else { return try await here() }
-        switch router.decide(partition: router.partition(of: key), forwardedFrom: forwardedFrom) {
+        guard let forwarder = self.forwarder else { return try await here() }
+        switch forwarder.decide(partition: forwarder.partition(of: key), forwardedFrom: forwardedFrom) {
         case .local:
             return try await here()
         case .unavailable(let reason):
             throw unavailable(reason)
         case .forward(let owner):
             let request = forwarding()
-            let answer: ClusterRouter.Answer
+            let answer: ClusterForwarder.Answer
             do {
-                answer = try await router.send(request.body, path: request.path, to: owner, contentType: request.contentType, headers: request.headers)
+                answer = try await forwarder.send(request.body, path: request.path, to: owner, contentType: request.contentType, headers: request.headers)
             } catch {
                 throw unavailable("the owner \(owner.id) did not answer: \(error)")
             }
@@ -90,8 +90,8 @@ public struct PartitionRouting: Sendable {
     /// throws `ownerUnavailable` when it is not the key's owner. For internal routes that take
     /// work already routed once.
     public func checkOwned<Failure: OwnerUnavailableError>(_ key: PartitionKey, forwardedFrom: String?, as failure: Failure.Type = Failure.self) throws(Failure) {
-        guard let router = self.router else { return }
-        switch router.decide(partition: router.partition(of: key), forwardedFrom: forwardedFrom) {
+        guard let forwarder = self.forwarder else { return }
+        switch forwarder.decide(partition: forwarder.partition(of: key), forwardedFrom: forwardedFrom) {
         case .local: return
         case .unavailable(let reason): throw .ownerUnavailable(reason)
         case .forward(let owner): throw .ownerUnavailable("\(owner.id) owns it")

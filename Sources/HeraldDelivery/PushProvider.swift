@@ -15,10 +15,10 @@ public protocol PushProvider: Sendable {
     /// id, or the bundle id with a push-type suffix).
     func serves(topic: String) -> Bool
     /// Delivers `notification`; throws only when it was not admitted (queue full, shutting down).
-    func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome
-    /// Delivers every notification as `send` does, in order; a `DeliveryError` where one was not
+    func send(_ notification: PushNotification) async throws(AdmissionError) -> DeliveryOutcome
+    /// Delivers every notification as `send` does, in order; a `AdmissionError` where one was not
     /// admitted. A provider may send them together for less than a task each.
-    func send(all notifications: [PushNotification]) async -> [PushEnding]
+    func send(all notifications: [PushNotification]) async -> [DeliveryResult]
     /// Notifications admitted and not yet finished.
     var queueDepth: Int { get async }
     /// Connections open now.
@@ -43,20 +43,20 @@ extension PushProvider {
     public func serves(topic: String) -> Bool { false }
 
     /// A task each.
-    public func send(all notifications: [PushNotification]) async -> [PushEnding] {
-        await withTaskGroup(of: (Int, PushEnding).self) { group in
+    public func send(all notifications: [PushNotification]) async -> [DeliveryResult] {
+        await withTaskGroup(of: (Int, DeliveryResult).self) { group in
             for (index, notification) in notifications.enumerated() {
                 group.addTask {
                     let start = ContinuousClock.now
-                    do throws(DeliveryError) {
+                    do throws(AdmissionError) {
                         let outcome = try await self.send(notification)
-                        return (index, PushEnding(.success(outcome), duration: ContinuousClock.now - start))
+                        return (index, DeliveryResult(.success(outcome), duration: ContinuousClock.now - start))
                     } catch {
-                        return (index, PushEnding(.failure(error), duration: ContinuousClock.now - start))
+                        return (index, DeliveryResult(.failure(error), duration: ContinuousClock.now - start))
                     }
                 }
             }
-            var endings = [PushEnding](repeating: PushEnding(.failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1))), duration: .zero), count: notifications.count)
+            var endings = [DeliveryResult](repeating: DeliveryResult(.failure(AdmissionError(.overloaded, "not sent", retryAfter: .seconds(1))), duration: .zero), count: notifications.count)
             for await (index, ending) in group { endings[index] = ending }
             return endings
         }

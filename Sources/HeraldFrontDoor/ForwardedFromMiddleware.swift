@@ -10,7 +10,7 @@ public struct ForwardedFromMiddleware<Context: ForwardingRequestContext>: Router
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.forwardedFrom = HTTPField.Name(ClusterRouter.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
+        context.forwardedFrom = HTTPField.Name(ClusterForwarder.forwardedHeader).flatMap { request.headers[$0] } ?? "another node"
         return try await next(request, context)
     }
 }

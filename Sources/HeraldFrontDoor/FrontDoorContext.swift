@@ -12,7 +12,7 @@ public struct FrontDoorContext: Sendable {
     /// Dedup markers of handled messages.
     public var markers: MessageMarkers
     /// The node's delivery pool; `nil` when no app is configured.
-    public var delivery: DeliveryPool?
+    public var delivery: AppProviders?
     public var metrics: any MetricsFactory
     public var logger: Logger
     /// The effective configuration as YAML, secrets redacted (gorush serves it at `/api/config`).
@@ -27,7 +27,7 @@ public struct FrontDoorContext: Sendable {
     public init(
         registry: Registry,
         markers: MessageMarkers,
-        delivery: DeliveryPool?,
+        delivery: AppProviders?,
         metrics: any MetricsFactory,
         logger: Logger,
         configurationText: String? = nil,

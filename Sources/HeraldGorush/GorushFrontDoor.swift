@@ -6,13 +6,13 @@ public import ServiceLifecycle
 /// gorush's `/api/push` on the node's delivery pool; mounted whenever an app is configured.
 public struct GorushFrontDoor: FrontDoor {
     let routes: GorushRoutes<HeraldRequestContext>
-    let dispatcher: DeliveryDispatcher?
+    let dispatcher: DeliveryQueue?
     let configuration: GorushConfiguration
 
     public static func make(configuration: GorushConfiguration, context: FrontDoorContext) throws -> GorushFrontDoor? {
         guard let pool = context.delivery else { return nil }
         var routes = GorushRoutes<HeraldRequestContext>.Configuration()
-        let dispatcher = configuration.sync ? nil : DeliveryDispatcher(limit: configuration.queueLimit)
+        let dispatcher = configuration.sync ? nil : DeliveryQueue(limit: configuration.queueLimit)
         routes.dispatcher = dispatcher
         routes.pending = configuration.sync ? PendingLimit(configuration.queueLimit) : nil
         if configuration.rateLimit > 0 {

@@ -23,7 +23,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         /// gorush's async mode (`core.sync: false`): answer at once and deliver afterwards
         /// through this dispatcher; failures then reach only the feedback webhook. `nil` is
         /// sync mode.
-        public var dispatcher: DeliveryDispatcher?
+        public var dispatcher: DeliveryQueue?
         /// The running configuration, secrets masked, served at `/api/config`.
         public var configurationText: String?
         /// Answers requests carrying an `Idempotency-Key` once; `nil` ignores the header.
@@ -32,11 +32,11 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         public init() {}
     }
 
-    let pool: DeliveryPool
+    let pool: AppProviders
     let configuration: Configuration
     let statistics: GorushStatistics
 
-    public init(pool: DeliveryPool, statistics: GorushStatistics, configuration: Configuration = .init()) {
+    public init(pool: AppProviders, statistics: GorushStatistics, configuration: Configuration = .init()) {
         self.pool = pool
         self.statistics = statistics
         self.configuration = configuration
@@ -115,7 +115,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
 
     /// Async mode: hands the entries to the dispatcher and answers at once. Entries that would
     /// pass its limit get gorush's "max capacity reached", one per target.
-    private func dispatch(_ notifications: [GorushNotification], through dispatcher: DeliveryDispatcher) -> [GorushLogEntry] {
+    private func dispatch(_ notifications: [GorushNotification], through dispatcher: DeliveryQueue) -> [GorushLogEntry] {
         var refused: [GorushLogEntry] = []
         for entry in notifications {
             // Checked before answering, in both modes (gorush-api.md §2.6).
@@ -199,7 +199,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
     }
 
     /// Counts one push's end and returns its failure entry, if it failed.
-    private func ended(_ push: PushNotification, of entry: GorushNotification, platform: String, _ result: Result<DeliveryOutcome, DeliveryError>) -> GorushLogEntry? {
+    private func ended(_ push: PushNotification, of entry: GorushNotification, platform: String, _ result: Result<DeliveryOutcome, AdmissionError>) -> GorushLogEntry? {
         guard case .success(let outcome) = result else {
             // gorush's answer when its queue is full.
             self.statistics.pushed(platform: platform, succeeded: false)

@@ -5,7 +5,7 @@ import ServiceLifecycle
 /// Keeps the delivery pool for the node's lifetime and closes its connections on shutdown.
 /// It stands after the store in the service list, so it stops before the store closes.
 struct DeliveryService: Service, DescribedByName {
-    let pool: DeliveryPool
+    let pool: AppProviders
 
     func run() async throws {
         do {

@@ -10,7 +10,7 @@ extension HeraldNode {
     struct Cluster {
         let backend: any ClusterBackend
         let membership: Membership
-        let router: ClusterRouter
+        let forwarder: ClusterForwarder
         let tls: ClusterTLS?
 
         var log: any CommandLog { self.backend.log }
@@ -18,7 +18,7 @@ extension HeraldNode {
         /// For a start-up that failed: nothing will run, and the HTTP clients must not outlive it.
         func shutdownInBackground() {
             self.backend.shutdownInBackground()
-            self.router.shutdownInBackground()
+            self.forwarder.shutdownInBackground()
         }
     }
 
@@ -46,8 +46,8 @@ extension HeraldNode {
             backend: backend.membership,
             logger: basis.logger
         )
-        let router = ClusterRouter(membership: membership, secret: cluster.secret ?? "", requestTimeout: cluster.requestTimeout * 2, tls: tls?.client)
-        return Cluster(backend: backend, membership: membership, router: router, tls: tls)
+        let forwarder = ClusterForwarder(membership: membership, secret: cluster.secret ?? "", requestTimeout: cluster.requestTimeout * 2, tls: tls?.client)
+        return Cluster(backend: backend, membership: membership, forwarder: forwarder, tls: tls)
     }
 
     /// The node joins once its view trails the log by `cluster.ready-lag` at most: before, it

@@ -10,7 +10,7 @@ extension HeraldNode {
     /// the registrations of dead tokens.
     struct Delivery {
         /// `nil` when no app is configured.
-        let pool: DeliveryPool?
+        let pool: AppProviders?
         /// `nil` without `feedback.url`.
         let feedback: FeedbackWebhook?
         let deadTokens: RegistryDeadTokenHandler
@@ -20,8 +20,8 @@ extension HeraldNode {
     /// unreadable.
     static func makeDelivery(_ basis: Basis, registry: Registry, cluster: Cluster?) throws -> Delivery {
         let feedback = Self.makeFeedbackWebhook(basis)
-        let deadTokens = RegistryDeadTokenHandler(registry: registry, routing: PartitionRouting(router: cluster?.router), logger: basis.logger)
-        let pool = try basis.configuration.makeDeliveryPool(
+        let deadTokens = RegistryDeadTokenHandler(registry: registry, routing: PartitionRouting(forwarder: cluster?.forwarder), logger: basis.logger)
+        let pool = try basis.configuration.makeAppProviders(
             context: ProviderContext(
                 group: MultiThreadedEventLoopGroup.singleton,
                 metrics: DeliveryMetrics(factory: basis.metrics),

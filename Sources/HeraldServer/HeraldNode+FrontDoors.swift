@@ -22,7 +22,7 @@ extension HeraldNode {
             metrics: basis.metrics,
             logger: basis.logger,
             configurationText: configurationText,
-            routing: PartitionRouting(router: cluster?.router),
+            routing: PartitionRouting(forwarder: cluster?.forwarder),
             clock: basis.clock,
             deadTokens: delivery.deadTokens
         )

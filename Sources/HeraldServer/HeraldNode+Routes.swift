@@ -81,7 +81,7 @@ extension HeraldNode {
         forwarded.add(middleware: BearerTokenMiddleware(token: secret, realm: "herald-cluster"))
         forwarded.add(middleware: ForwardedFromMiddleware())
         for frontDoor in frontDoors { frontDoor.registerInternalRoutes(on: forwarded) }
-        DeadTokenRoutes(handler: deadTokens, routing: PartitionRouting(router: cluster.router)).register(on: forwarded)
+        DeadTokenRoutes(handler: deadTokens, routing: PartitionRouting(forwarder: cluster.forwarder)).register(on: forwarded)
         return cluster.tls == nil ? nil : router
     }
 }

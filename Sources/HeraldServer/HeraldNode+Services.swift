@@ -17,7 +17,7 @@ extension HeraldNode {
     ) -> [any Service] {
         var services: [any Service] = [StoreService(store: basis.store)]
         if let cluster {
-            services.append(ClusterLogService(backend: cluster.backend, router: cluster.router))
+            services.append(ClusterLogService(backend: cluster.backend, forwarder: cluster.forwarder))
             services.append(cluster.membership)
         }
         services.append(LogFollower(log: log, view: basis.store.view, logger: basis.logger))

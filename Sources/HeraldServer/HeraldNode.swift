@@ -20,11 +20,11 @@ public struct HeraldNode: Sendable {
     public let log: any CommandLog
     public let metrics: PrometheusCollectorRegistry
     /// The delivery pool of the configured apps; `nil` when none is configured.
-    public let delivery: DeliveryPool?
+    public let delivery: AppProviders?
     /// The front doors the configuration enables, in `frontDoors` order.
     public let frontDoors: [any FrontDoor]
     /// In a cluster: membership, the partition map and forwarding. `nil` alone.
-    public let router: ClusterRouter?
+    public let forwarder: ClusterForwarder?
     /// In a cluster: the shared log and membership's leases. `nil` alone.
     let clusterBackend: (any ClusterBackend)?
     /// The HTTP application; it also runs the other services, and on graceful shutdown stops the
@@ -65,7 +65,7 @@ public struct HeraldNode: Sendable {
                 metrics: basis.metricsRegistry,
                 delivery: delivery.pool,
                 frontDoors: frontDoors,
-                router: cluster?.router,
+                forwarder: cluster?.forwarder,
                 clusterBackend: cluster?.backend,
                 application: application
             )
@@ -102,7 +102,7 @@ public struct HeraldNode: Sendable {
         } catch {
             // Nothing will run: the HTTP clients the cluster made must be shut down by hand.
             try? await self.clusterBackend?.shutdown()
-            try? await self.router?.shutdown()
+            try? await self.forwarder?.shutdown()
             throw error
         }
         var configuration = ServiceGroupConfiguration(

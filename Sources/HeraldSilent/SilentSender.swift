@@ -21,13 +21,13 @@ public struct SilentSender: Sendable {
     static let apnsPayload = Array(#"{"aps":{"content-available":1}}"#.utf8)
     static let fcmPayload = Array(#"{"data":{"sync":"1"}}"#.utf8)
 
-    let pool: DeliveryPool
+    let pool: AppProviders
     let configuration: SilentConfiguration
     let limiter: DeviceRateLimiter
     let metrics: SilentMetrics
     let wallClock: @Sendable () -> Date
 
-    init(pool: DeliveryPool, configuration: SilentConfiguration, limiter: DeviceRateLimiter, metrics: SilentMetrics, wallClock: @escaping @Sendable () -> Date) {
+    init(pool: AppProviders, configuration: SilentConfiguration, limiter: DeviceRateLimiter, metrics: SilentMetrics, wallClock: @escaping @Sendable () -> Date) {
         self.pool = pool
         self.configuration = configuration
         self.limiter = limiter

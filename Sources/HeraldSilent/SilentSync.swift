@@ -13,7 +13,7 @@ public struct SilentSync: Sendable {
     public static let maximumDevicesPerRequest = 1000
 
     let services: [String: SilentService]
-    let pool: DeliveryPool
+    let pool: AppProviders
     let registrations: SilentRegistrations
     let view: any RegistryView
     let sender: SilentSender

@@ -13,7 +13,7 @@ public struct StatusFrontDoor: FrontDoor {
     public let server: StatusServer
     let configuration: StatusConfiguration
     /// Hands pushes to the pool after the answer; `nil` when an external gorush delivers.
-    let dispatcher: DeliveryDispatcher?
+    let dispatcher: DeliveryQueue?
     let relay: NwakuRelayAdapter?
 
     /// Delivers through the external gorush when `status.gorush-url` is set, else through the
@@ -22,11 +22,11 @@ public struct StatusFrontDoor: FrontDoor {
         guard let keyFile = configuration.identityKeyFile else { return nil }
         let identity = try StatusIdentity(contentsOfFile: keyFile)
         let pushes: any StatusPushDelivery
-        var dispatcher: DeliveryDispatcher?
+        var dispatcher: DeliveryQueue?
         if let url = configuration.gorushURL {
             pushes = StatusGorushForwarder(baseURL: url, logger: context.logger)
         } else if let delivery = context.delivery {
-            let handOver = DeliveryDispatcher(limit: configuration.queueLimit)
+            let handOver = DeliveryQueue(limit: configuration.queueLimit)
             dispatcher = handOver
             pushes = StatusPoolDelivery(pool: delivery, dispatcher: handOver, logger: context.logger)
         } else {

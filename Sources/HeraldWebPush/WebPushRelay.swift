@@ -17,7 +17,7 @@ public struct WebPushRelay: Sendable {
     /// After the provider refused the request for a reason of Herald's configuration.
     static let configurationRetryAfter = 300
 
-    let pool: DeliveryPool
+    let pool: AppProviders
     let configuration: WebPushConfiguration
     let relays: [String: RelayDefinition]
     let fcmApps: Set<String>
@@ -32,7 +32,7 @@ public struct WebPushRelay: Sendable {
     let wallClock: @Sendable () -> Date
 
     public init(
-        pool: DeliveryPool,
+        pool: AppProviders,
         configuration: WebPushConfiguration,
         markers: MessageMarkers,
         metrics: WebPushMetrics,

@@ -86,12 +86,12 @@ final class EmbeddedHTTP2Peers {
 
     let client = EmbeddedChannel()
     let server: Server
-    let state: HTTP2ConnectionState
+    let state: HTTP2ConnectionDriver
     let streams: HTTP2StreamsHandler
 
     /// Connects both sides and exchanges the prefaces.
     init() throws {
-        self.state = HTTP2ConnectionState(eventLoop: self.client.embeddedEventLoop)
+        self.state = HTTP2ConnectionDriver(eventLoop: self.client.embeddedEventLoop)
         self.streams = try HTTP2Connection.addHTTP2Handlers(to: self.client, state: self.state)
         let client = self.client
         self.state.channelCreated { client.close(promise: nil) }

@@ -149,7 +149,7 @@ import Testing
         let stuck = try peers.request()
         peers.interact()
         peers.state.retire(reason: "Shutdown")
-        peers.client.embeddedEventLoop.advanceTime(by: HTTP2ConnectionState.drainLimit - .seconds(1))
+        peers.client.embeddedEventLoop.advanceTime(by: HTTP2ConnectionDriver.drainLimit - .seconds(1))
         #expect(peers.client.isActive)
         peers.client.embeddedEventLoop.advanceTime(by: .seconds(1))
         #expect(!peers.client.isActive)

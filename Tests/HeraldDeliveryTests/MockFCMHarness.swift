@@ -7,19 +7,19 @@ import NIOPosix
 
 @testable import HeraldDelivery
 
-/// A mock FCM with one service account, and an `FCMEndpoint` that talks to it over real TLS and
+/// A mock FCM with one service account, and an `FCMProvider` that talks to it over real TLS and
 /// HTTP/2 on 127.0.0.1, its token manager included. The token manager renews on `clock`, which
 /// only the test moves; with `retriesOnTestClock` the endpoint's back-off and deadlines run on it
 /// too.
 struct MockFCMHarness {
     let mock: MockFCM
     let account: TestServiceAccount
-    let endpoint: FCMEndpoint
+    let endpoint: FCMProvider
     let group: MultiThreadedEventLoopGroup
     let clock: TestClock
 
     static func with<T>(
-        configure: (inout FCMEndpoint.Configuration) -> Void = { _ in },
+        configure: (inout FCMProvider.Configuration) -> Void = { _ in },
         signingAccount: TestServiceAccount? = nil,
         retriesOnTestClock: Bool = false,
         _ body: (MockFCMHarness) async throws -> T
@@ -31,7 +31,7 @@ struct MockFCMHarness {
         let serviceAccount = try FCMServiceAccount(json: Data(signer.json(tokenURI: mock.tokenURI).utf8))
         let clock = TestClock()
         let tokens = try FCMTokenManager(serviceAccount: serviceAccount, trustRootsPEM: [mock.certificatePEM], group: group, clock: clock)
-        var configuration = FCMEndpoint.Configuration(
+        var configuration = FCMProvider.Configuration(
             projectID: account.projectID,
             host: "127.0.0.1",
             port: mock.port,
@@ -40,7 +40,7 @@ struct MockFCMHarness {
         )
         configuration.backoff = Backoff(initial: .milliseconds(20), multiplier: 2, maximum: .milliseconds(200), jitter: 0)
         configure(&configuration)
-        let endpoint = FCMEndpoint(
+        let endpoint = FCMProvider(
             configuration: configuration,
             tokens: tokens,
             group: group,

@@ -6,7 +6,7 @@ import Testing
 
 @testable import HeraldDelivery
 
-/// Stream permits as requests see them: `HTTP2ConnectionState`'s queue, its limit set by the
+/// Stream permits as requests see them: `HTTP2ConnectionDriver`'s queue, its limit set by the
 /// peer's SETTINGS, its deadlines on a testing event loop's clock.
 @Suite struct StreamPermitsTests {
     final class Order: Sendable {
@@ -17,10 +17,10 @@ import Testing
     /// said yet, so none), then closes it and stops its loop.
     static func withPermits(
         limit: Int?,
-        _ body: (HTTP2ConnectionState, NIOAsyncTestingEventLoop) async throws -> Void
+        _ body: (HTTP2ConnectionDriver, NIOAsyncTestingEventLoop) async throws -> Void
     ) async throws {
         let loop = NIOAsyncTestingEventLoop()
-        let permits = HTTP2ConnectionState(eventLoop: loop)
+        let permits = HTTP2ConnectionDriver(eventLoop: loop)
         if let limit { permits.settingsReceived(maxConcurrentStreams: limit) }
         func finish() async {
             // Completes the preface promise if SETTINGS never came (NIO traps on a dropped

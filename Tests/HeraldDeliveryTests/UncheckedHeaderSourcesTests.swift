@@ -16,12 +16,12 @@ import Testing
 
     @Test(arguments: ["my-project-123", "123456789012", "example.com:legacy-id"])
     func projectIDsAndNumbersAreTaken(id: String) {
-        #expect(FCMEndpoint.isValidProjectID(id))
+        #expect(FCMProvider.isValidProjectID(id))
     }
 
     @Test(arguments: ["", "a/../b", "a b", "p?x=1", "p\r\n", String(repeating: "a", count: 101)])
     func projectIDsThatWouldBendThePathAreRefused(id: String) {
-        #expect(!FCMEndpoint.isValidProjectID(id))
+        #expect(!FCMProvider.isValidProjectID(id))
     }
 
     @Test(arguments: ["", "api push.apple.com", "host\r\nx: y", "ünicode.example"])

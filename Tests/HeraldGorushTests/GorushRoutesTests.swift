@@ -18,10 +18,10 @@ import Testing
         let key = P256.Signing.PrivateKey()
         let mock = try await MockAPNS.start(configuration: .init(keys: [.init(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey)]))
         let tokens = try APNSTokenManager(credentials: .init(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", privateKeyPEM: key.pemRepresentation))
-        var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: mock.port, authority: "localhost", trustRootsPEM: [mock.certificatePEM])
+        var configuration = APNSProvider.Configuration(host: "127.0.0.1", port: mock.port, authority: "localhost", trustRootsPEM: [mock.certificatePEM])
         configuration.backoff = Backoff(initial: .milliseconds(10), jitter: 0)
-        let endpoint = APNSEndpoint(configuration: configuration, tokens: tokens, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test"))
-        let pool = DeliveryPool(apps: [.init(id: "status", providers: [endpoint])], defaultApp: nil, metrics: DeliveryMetrics(factory: TestNoOpMetrics()))
+        let endpoint = APNSProvider(configuration: configuration, tokens: tokens, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test"))
+        let pool = AppProviders(apps: [.init(id: "status", providers: [endpoint])], defaultApp: nil, metrics: DeliveryMetrics(factory: TestNoOpMetrics()))
         let router = Router()
         GorushRoutes<BasicRequestContext>(pool: pool, statistics: GorushStatistics(factory: TestNoOpMetrics())).register(on: router)
         let app = Application(router: router)
@@ -130,22 +130,22 @@ struct TestNoOpMetrics: MetricsFactory {
 @Suite struct GorushTwoAppsTests {
     struct Peer {
         let mock: MockAPNS
-        let endpoint: APNSEndpoint
+        let endpoint: APNSProvider
     }
 
     func peer(keyID: String, topic: String) async throws -> Peer {
         let key = P256.Signing.PrivateKey()
         let mock = try await MockAPNS.start(configuration: .init(keys: [.init(keyID: keyID, teamID: "TEAM" + keyID.prefix(6), publicKey: key.publicKey)]))
         let tokens = try APNSTokenManager(credentials: .init(keyID: keyID, teamID: "TEAM" + keyID.prefix(6), privateKeyPEM: key.pemRepresentation))
-        var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: mock.port, authority: "localhost", trustRootsPEM: [mock.certificatePEM])
+        var configuration = APNSProvider.Configuration(host: "127.0.0.1", port: mock.port, authority: "localhost", trustRootsPEM: [mock.certificatePEM])
         configuration.defaultTopic = topic
-        return Peer(mock: mock, endpoint: APNSEndpoint(configuration: configuration, tokens: tokens, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test")))
+        return Peer(mock: mock, endpoint: APNSProvider(configuration: configuration, tokens: tokens, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test")))
     }
 
     @Test func topicRoutesEachPushToTheAppThatOwnsIt() async throws {
         let wallet = try await peer(keyID: "WALLET0001", topic: "com.example.wallet")
         let chat = try await peer(keyID: "CHAT000001", topic: "com.example.chat")
-        let pool = DeliveryPool(
+        let pool = AppProviders(
             apps: [.init(id: "wallet", providers: [wallet.endpoint]), .init(id: "chat", providers: [chat.endpoint])],
             defaultApp: "wallet",
             metrics: DeliveryMetrics(factory: TestNoOpMetrics())

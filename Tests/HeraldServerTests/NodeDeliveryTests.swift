@@ -148,7 +148,7 @@ import Testing
             apns.topic = "im.herald.legacy"
             configuration.apps["legacy"] = HeraldConfiguration.App(apns)
             let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
-            #expect((node.delivery?.provider(app: "legacy", platform: .apns) as? APNSEndpoint)?.configuration.endpoint.clientIdentity != nil)
+            #expect((node.delivery?.provider(app: "legacy", platform: .apns) as? APNSProvider)?.configuration.endpoint.clientIdentity != nil)
             try await node.store.close()
 
             var fcm = FCMAppConfiguration()

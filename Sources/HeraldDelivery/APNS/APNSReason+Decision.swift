@@ -3,7 +3,7 @@ import HeraldCore
 extension APNSReason {
     /// What Herald does with an APNs answer (apns.md §5.1). Written as one table so every known
     /// reason is decided in one place; an unknown reason fails the push without a retry.
-    static func decision(status: Int, reason: APNSReason?, retryAfter: Duration?) -> ProviderDecision {
+    static func decision(status: Int, reason: APNSReason?, retryAfter: Duration?) -> AttemptVerdict {
         if status == 200 { return .finish(.delivered) }
         guard let reason else {
             // No reason body: decide by status alone.

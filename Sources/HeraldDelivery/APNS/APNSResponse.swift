@@ -27,13 +27,13 @@ public struct APNSResponse: Sendable, Hashable {
     }
 
     /// What to do about this answer.
-    public var decision: ProviderDecision {
+    public var decision: AttemptVerdict {
         APNSReason.decision(status: self.status, reason: self.reason, retryAfter: self.retryAfter)
     }
 }
 
 extension APNSRequest: ProviderRequest {
-    public func decision(for response: HTTP2Response) -> ProviderDecision {
+    public func decision(for response: HTTP2Response) -> AttemptVerdict {
         APNSResponse(response).decision
     }
 }

@@ -1,6 +1,6 @@
 /// Any clock that measures in `Duration`, behind one concrete type: the endpoint and the token
 /// managers take an injected clock (a test clock in tests) without becoming generic, since their
-/// names appear in public signatures (`APNSEndpoint(tokens: APNSTokenManager?)`) that must not
+/// names appear in public signatures (`APNSProvider(tokens: APNSTokenManager?)`) that must not
 /// grow a type parameter.
 ///
 /// An instant is the time since the clock was wrapped, so instants of two `DeliveryClock`s are

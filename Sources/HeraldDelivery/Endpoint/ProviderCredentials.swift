@@ -47,5 +47,5 @@ public protocol ProviderRequest: Sendable {
     func headerBlock(authority: String, authorization: String?) -> HPACKHeaders
     var body: [UInt8] { get }
     /// What to do about the provider's answer.
-    func decision(for response: HTTP2Response) -> ProviderDecision
+    func decision(for response: HTTP2Response) -> AttemptVerdict
 }

@@ -58,7 +58,7 @@ public struct FCMAppConfiguration: ProviderConfiguration {
     public init(reading section: ConfigurationSection) throws {
         self.serviceAccountFile = try section.rawString("service-account-file")
         self.projectID = try section.string("project-id")
-        if let projectID = self.projectID, !FCMEndpoint.isValidProjectID(projectID) {
+        if let projectID = self.projectID, !FCMProvider.isValidProjectID(projectID) {
             throw section.error("project-id", "'\(projectID)' is not a Google Cloud project id or number")
         }
         self.host = try section.string("host")

@@ -6,7 +6,7 @@ extension FCMErrorCode {
 
     /// What Herald does with an FCM answer (fcm.md §4.2): decided on `errorCode`, on the HTTP
     /// status only when there is none, as firebase-admin-go does.
-    static func decision(status: Int, errorCode: FCMErrorCode?, retryAfter: Duration?) -> ProviderDecision {
+    static func decision(status: Int, errorCode: FCMErrorCode?, retryAfter: Duration?) -> AttemptVerdict {
         if status == 200 { return .finish(.delivered) }
         if let code = errorCode, code != .unspecifiedError {
             switch code {

@@ -35,13 +35,13 @@ public struct FCMResponse: Sendable, Hashable {
     }
 
     /// What to do about this answer.
-    public var decision: ProviderDecision {
+    public var decision: AttemptVerdict {
         FCMErrorCode.decision(status: self.status, errorCode: self.errorCode, retryAfter: self.retryAfter)
     }
 }
 
 extension FCMRequest: ProviderRequest {
-    public func decision(for response: HTTP2Response) -> ProviderDecision {
+    public func decision(for response: HTTP2Response) -> AttemptVerdict {
         FCMResponse(response).decision
     }
 }

@@ -32,7 +32,7 @@ public struct FCMServiceAccount: Sendable, Hashable, KeyMaterial {
             throw FCMServiceAccountError("`type` is \"\(type)\", not \"service_account\"")
         }
         guard let projectID = file.project_id, !projectID.isEmpty else { throw FCMServiceAccountError("`project_id` is missing") }
-        guard FCMEndpoint.isValidProjectID(projectID) else { throw FCMServiceAccountError("`project_id` is not a Google Cloud project id") }
+        guard FCMProvider.isValidProjectID(projectID) else { throw FCMServiceAccountError("`project_id` is not a Google Cloud project id") }
         guard let clientEmail = file.client_email, !clientEmail.isEmpty else { throw FCMServiceAccountError("`client_email` is missing") }
         guard let privateKey = file.private_key, privateKey.contains("PRIVATE KEY") else {
             throw FCMServiceAccountError("`private_key` is missing or not a PEM private key")

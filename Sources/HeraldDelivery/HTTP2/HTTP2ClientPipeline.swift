@@ -7,12 +7,12 @@ public import NIOHPACK
 /// (Fuzz/FuzzHTTP2); SPI, so it is no part of the library's API.
 @_spi(Fuzzing)
 public struct HTTP2ClientPipeline {
-    let state: HTTP2ConnectionState
+    let state: HTTP2ConnectionDriver
     let streams: HTTP2StreamsHandler
 
     /// Adds the handlers to `channel`'s pipeline. Must run on the channel's event loop.
     public init(channel: any Channel) throws {
-        let state = HTTP2ConnectionState(eventLoop: channel.eventLoop)
+        let state = HTTP2ConnectionDriver(eventLoop: channel.eventLoop)
         self.state = state
         self.streams = try HTTP2Connection.addHTTP2Handlers(to: channel, state: state)
         state.channelCreated { channel.eventLoop.execute { channel.close(promise: nil) } }

@@ -5,9 +5,9 @@ import NIOCore
 final class HTTP2ConnectErrorRecorder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = Any
 
-    private let state: HTTP2ConnectionState
+    private let state: HTTP2ConnectionDriver
 
-    init(state: HTTP2ConnectionState) {
+    init(state: HTTP2ConnectionDriver) {
         self.state = state
     }
 

@@ -5,7 +5,7 @@ extension HTTP2Connection {
     /// What one connection knows of its peer and its streams, as a value: events are facts the
     /// pipeline or a request reports, each returning what the owner must do (complete the
     /// preface, wake or fail waiters, close the channel, set a timer). No channel, task or clock
-    /// in here; `HTTP2ConnectionState` runs it under its lock and acts after unlocking.
+    /// in here; `HTTP2ConnectionDriver` runs it under its lock and acts after unlocking.
     struct StateMachine {
         enum State: Equatable {
             /// Connected; the server's first SETTINGS frame has not arrived.
@@ -42,7 +42,7 @@ extension HTTP2Connection {
             var fail: FailWaiters?
             /// Close the channel now: going away with nothing open, or the peer stopped answering.
             var closeChannel = false
-            /// Close the channel after `HTTP2ConnectionState.drainLimit` whatever is still open.
+            /// Close the channel after `HTTP2ConnectionDriver.drainLimit` whatever is still open.
             var scheduleHardClose = false
             /// Set the connection's one permit timer for this deadline.
             var scheduleTimer: NIODeadline?

@@ -46,10 +46,10 @@ public final class HTTP2Connection: Sendable {
 
     private let channel: any Channel
     private let streams: NIOLoopBound<HTTP2StreamsHandler>
-    private let state: HTTP2ConnectionState
+    private let state: HTTP2ConnectionDriver
     public let authority: String
 
-    private init(channel: any Channel, streams: NIOLoopBound<HTTP2StreamsHandler>, state: HTTP2ConnectionState, authority: String) {
+    private init(channel: any Channel, streams: NIOLoopBound<HTTP2StreamsHandler>, state: HTTP2ConnectionDriver, authority: String) {
         self.channel = channel
         self.streams = streams
         self.state = state
@@ -66,7 +66,7 @@ public final class HTTP2Connection: Sendable {
             throw HTTP2ConnectionError(.connectFailed, "TLS configuration: \(error)")
         }
         // Created only now: every path from here completes it (NIO traps on a dropped promise).
-        let state = HTTP2ConnectionState(eventLoop: loop)
+        let state = HTTP2ConnectionDriver(eventLoop: loop)
         let serverName = Self.isIPAddress(configuration.authority) ? nil : configuration.authority
         let timeout = TimeAmount(configuration.connectTimeout)
         do {
@@ -125,7 +125,7 @@ public final class HTTP2Connection: Sendable {
     /// Adds the HTTP/2 client handlers behind TLS (or, in tests, behind nothing): NIOHTTP2 in
     /// frame mode, the observer reporting to `state`, and the streams handler. Must run on the
     /// channel's event loop.
-    static func addHTTP2Handlers(to channel: any Channel, state: HTTP2ConnectionState) throws -> HTTP2StreamsHandler {
+    static func addHTTP2Handlers(to channel: any Channel, state: HTTP2ConnectionDriver) throws -> HTTP2StreamsHandler {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         // NIOHTTP2 would check every field of every block, both ways, at a twentieth of a push's
         // CPU. Herald's own requests are checked where their values come from (APNSRequest,

@@ -6,9 +6,9 @@ import NIOHTTP2
 final class HTTP2ConnectionObserver: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
 
-    private let state: HTTP2ConnectionState
+    private let state: HTTP2ConnectionDriver
 
-    init(state: HTTP2ConnectionState) {
+    init(state: HTTP2ConnectionDriver) {
         self.state = state
     }
 

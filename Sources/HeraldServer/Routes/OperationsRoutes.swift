@@ -21,7 +21,7 @@ struct OperationsRoutes: Sendable {
     /// In a cluster: not ready until this node is a registered member.
     var membership: Membership? = nil
     let metricsToken: String?
-    let delivery: DeliveryPool?
+    let delivery: AppProviders?
 
     struct Health: ResponseEncodable {
         var status: String

@@ -12,11 +12,11 @@ public import Logging
 /// Pushes are handed to a dispatcher and delivered after the answer, as gorush (async by default)
 /// lets status-go answer at once: a slow provider delays neither the sender nor the next message.
 public struct StatusPoolDelivery: StatusPushDelivery {
-    let pool: DeliveryPool
-    let dispatcher: DeliveryDispatcher
+    let pool: AppProviders
+    let dispatcher: DeliveryQueue
     let logger: Logger
 
-    public init(pool: DeliveryPool, dispatcher: DeliveryDispatcher, logger: Logger) {
+    public init(pool: AppProviders, dispatcher: DeliveryQueue, logger: Logger) {
         self.pool = pool
         self.dispatcher = dispatcher
         self.logger = logger

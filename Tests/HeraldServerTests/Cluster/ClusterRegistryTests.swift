@@ -103,7 +103,7 @@ import Testing
             every: .milliseconds(20),
             observing: {
                 nodes.map { node -> (members: [String], registered: Bool) in
-                    guard let snapshot = node.router?.membership.snapshot else { return ([], false) }
+                    guard let snapshot = node.forwarder?.membership.snapshot else { return ([], false) }
                     return (snapshot.members.map(\.id), snapshot.registered)
                 }
             }
@@ -406,9 +406,9 @@ import Testing
                         for _ in 0..<6 {
                             let identity = Secp256k1PrivateKey()
                             let status = StatusClient(identity: identity, server: serverKey.publicKey)
-                            let router = try #require(nodes[0].router)
-                            let partition = router.partition(of: PartitionKey(scope: .status, subject: status.hashedKey))
-                            guard case .forward(let owner) = router.decide(partition: partition, forwardedFrom: nil) else {
+                            let forwarder = try #require(nodes[0].forwarder)
+                            let partition = forwarder.partition(of: PartitionKey(scope: .status, subject: status.hashedKey))
+                            guard case .forward(let owner) = forwarder.decide(partition: partition, forwardedFrom: nil) else {
                                 // node0 owns it: send it through node1 instead, which forwards to node0.
                                 let answers = try await post(try registration(status), to: second)
                                 let answer = try #require(answers.first, "unanswered through node1")
@@ -483,8 +483,8 @@ import Testing
                     var message: WakuMessage?
                     for _ in 0..<1000 where message == nil {
                         let status = StatusClient(identity: Secp256k1PrivateKey(), server: serverKey.publicKey)
-                        let router = try #require(nodes[0].router)
-                        if case .forward = router.decide(partition: router.partition(of: PartitionKey(scope: .status, subject: status.hashedKey)), forwardedFrom: nil) {
+                        let forwarder = try #require(nodes[0].forwarder)
+                        if case .forward = forwarder.decide(partition: forwarder.partition(of: PartitionKey(scope: .status, subject: status.hashedKey)), forwardedFrom: nil) {
                             message = try registration(status)
                         }
                     }
@@ -493,7 +493,7 @@ import Testing
                         var request = HTTPClientRequest(url: "http://127.0.0.1:\(first)/internal/v1/status/messages")
                         request.method = .POST
                         request.headers.add(name: "Content-Type", value: "application/json")
-                        request.headers.add(name: ClusterRouter.forwardedHeader, value: "node1")
+                        request.headers.add(name: ClusterForwarder.forwardedHeader, value: "node1")
                         if let secret { request.headers.add(name: "Authorization", value: "Bearer \(secret)") }
                         request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(message)))
                         let response = try await HTTPClient.shared.execute(request, timeout: TimeAmount(TestTime.bound(.seconds(60))))

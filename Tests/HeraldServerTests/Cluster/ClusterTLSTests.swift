@@ -103,16 +103,16 @@ import Testing
             within: .seconds(60),
             every: .milliseconds(20),
             observing: { () -> (ended: String?, members: [String]) in
-                (ended(), nodes.map { node in node.router.map { "\($0.membership.snapshot.members.map(\.id)) registered \($0.membership.snapshot.registered) etcd \($0.membership.snapshot.backendReachable)" } ?? "-" })
+                (ended(), nodes.map { node in node.forwarder.map { "\($0.membership.snapshot.members.map(\.id)) registered \($0.membership.snapshot.registered) etcd \($0.membership.snapshot.backendReachable)" } ?? "-" })
             }
-        ) { $0.ended != nil || nodes.allSatisfy { $0.router?.membership.snapshot.members.count == 2 } }
+        ) { $0.ended != nil || nodes.allSatisfy { $0.forwarder?.membership.snapshot.members.count == 2 } }
         try #require(met.ended == nil, "the nodes stopped before they saw each other: \(met.ended ?? "") (\(met.members))")
-        let router = try #require(nodes[0].router)
-        #expect(router.membership.snapshot.members.allSatisfy { $0.url.hasPrefix("https://") })
+        let forwarder = try #require(nodes[0].forwarder)
+        #expect(forwarder.membership.snapshot.members.allSatisfy { $0.url.hasPrefix("https://") })
 
         // A registration node1 owns, sent to node0: forwarded over mutual TLS.
         var identity = Secp256k1PrivateKey()
-        while case .local = router.decide(partition: router.partition(of: PartitionKey(scope: .status, subject: StatusIdentity.hashedKey(identity.publicKey))), forwardedFrom: nil) {
+        while case .local = forwarder.decide(partition: forwarder.partition(of: PartitionKey(scope: .status, subject: StatusIdentity.hashedKey(identity.publicKey))), forwardedFrom: nil) {
             identity = Secp256k1PrivateKey()
         }
         let client = StatusClient(identity: identity, server: serverKey.publicKey)

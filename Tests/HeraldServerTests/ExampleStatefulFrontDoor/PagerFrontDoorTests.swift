@@ -111,11 +111,11 @@ struct ImpostorFrontDoor: FrontDoor {
             try await cluster.running(nodes[0]) { first in
                 try await cluster.running(nodes[1]) { second in
                     try await cluster.waitForMembers(nodes, count: 2)
-                    let router = try #require(nodes[0].router)
+                    let forwarder = try #require(nodes[0].forwarder)
                     var forwarded = 0
                     for index in 0..<8 {
                         let name = "device\(index)"
-                        let owned = router.decide(partition: router.partition(of: PartitionKey(scope: .pager, subject: Array(name.utf8))), forwardedFrom: nil) == .local
+                        let owned = forwarder.decide(partition: forwarder.partition(of: PartitionKey(scope: .pager, subject: Array(name.utf8))), forwardedFrom: nil) == .local
                         // Through the node that does not own it, so the write is forwarded.
                         let through = owned ? second : first
                         #expect(try await Self.put("/pager/v1/devices/\(name)", "token\(index)", port: through) == 204)

@@ -7,8 +7,8 @@ import Testing
 
 @testable import HeraldDelivery
 
-/// `FCMEndpoint` against the strict mock FCM over real TLS and HTTP/2, OAuth exchange included.
-@Suite struct FCMEndpointTests {
+/// `FCMProvider` against the strict mock FCM over real TLS and HTTP/2, OAuth exchange included.
+@Suite struct FCMProviderTests {
     @Test func deliversWithTheAndroidFieldsFromTheNotification() async throws {
         try await MockFCMHarness.with { harness in
             var push = MockFCMHarness.notification()

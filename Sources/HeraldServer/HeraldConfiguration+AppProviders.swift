@@ -3,16 +3,16 @@ import HeraldDelivery
 extension HeraldConfiguration {
     /// The delivery pool of the configured apps; `nil` when no app is configured. Each provider
     /// reads its own credential files, so a missing or malformed one stops start-up naming its key.
-    func makeDeliveryPool(
+    func makeAppProviders(
         context: ProviderContext,
         deadTokenHandlers: [any DeadTokenHandler],
         failureObservers: [any FailureObserver] = []
-    ) throws -> DeliveryPool? {
+    ) throws -> AppProviders? {
         guard !self.apps.isEmpty else { return nil }
         let apps = try self.apps.sorted(by: { $0.key < $1.key }).map { id, app in
-            DeliveryPool.App(id: id, providers: try HeraldNode.providers.compactMap { try Self.make($0, app: id, from: app, context: context) })
+            AppProviders.App(id: id, providers: try HeraldNode.providers.compactMap { try Self.make($0, app: id, from: app, context: context) })
         }
-        return DeliveryPool(
+        return AppProviders(
             apps: apps,
             defaultApp: self.delivery.defaultApp,
             metrics: context.metrics,

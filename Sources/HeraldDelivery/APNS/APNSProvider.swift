@@ -3,22 +3,22 @@ public import Logging
 public import NIOCore
 
 /// Delivers notifications to one APNs endpoint (host and signing key or client certificate).
-/// Connections, admission, retries and deadlines are the `ProviderEndpoint`'s; this type adds
+/// Connections, admission, retries and deadlines are the `ConnectionPool`'s; this type adds
 /// what is APNs' own: the request format, the reason table and the app's default topic.
-public struct APNSEndpoint: Sendable {
+public struct APNSProvider: Sendable {
     @dynamicMemberLookup
     public struct Configuration: Sendable {
-        public var endpoint: ProviderEndpoint.Configuration
+        public var endpoint: ConnectionPool.Configuration
         /// Topic used when a device names none.
         public var defaultTopic: String?
         /// The APNs environment the app's configuration names (its host may be a test peer's).
         public var environment: APNSAppConfiguration.Environment = .production
 
         public init(host: String, port: Int = 443, authority: String? = nil, trustRootsPEM: [String]? = nil) {
-            self.endpoint = ProviderEndpoint.Configuration(host: host, port: port, authority: authority, trustRootsPEM: trustRootsPEM)
+            self.endpoint = ConnectionPool.Configuration(host: host, port: port, authority: authority, trustRootsPEM: trustRootsPEM)
         }
 
-        public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ProviderEndpoint.Configuration, Value>) -> Value {
+        public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ConnectionPool.Configuration, Value>) -> Value {
             get { self.endpoint[keyPath: keyPath] }
             set { self.endpoint[keyPath: keyPath] = newValue }
         }
@@ -28,7 +28,7 @@ public struct APNSEndpoint: Sendable {
     }
 
     public let configuration: Configuration
-    private let endpoint: ProviderEndpoint
+    private let endpoint: ConnectionPool
 
     /// `tokens` is `nil` with certificate authentication (the client certificate is in
     /// `configuration.endpoint`). `clock` times deadlines and back-off.
@@ -40,7 +40,7 @@ public struct APNSEndpoint: Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
-        self.endpoint = ProviderEndpoint(
+        self.endpoint = ConnectionPool(
             provider: "APNs",
             configuration: configuration.endpoint,
             credentials: tokens,
@@ -56,9 +56,9 @@ public struct APNSEndpoint: Sendable {
     public var openConnections: Int { get async { await self.endpoint.openConnections } }
     public var connectFailures: ConnectFailures { get async { await self.endpoint.connectFailureCounts } }
 
-    /// Delivers `notification` and returns how it ended; throws `DeliveryError` only when it was
+    /// Delivers `notification` and returns how it ended; throws `AdmissionError` only when it was
     /// not admitted (queue full, shutting down).
-    public func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome {
+    public func send(_ notification: PushNotification) async throws(AdmissionError) -> DeliveryOutcome {
         let request: APNSRequest
         do {
             request = try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic)
@@ -69,7 +69,7 @@ public struct APNSEndpoint: Sendable {
     }
 
     /// Delivers each notification as `send` does; first attempts leave together.
-    public func send(all notifications: [PushNotification]) async -> [PushEnding] {
+    public func send(all notifications: [PushNotification]) async -> [DeliveryResult] {
         await self.endpoint.send(all: notifications) { notification throws(APNSRequestError) in try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic) }
     }
 

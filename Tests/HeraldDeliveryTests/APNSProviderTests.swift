@@ -9,19 +9,19 @@ import Testing
 @testable import HeraldDelivery
 
 /// The endpoint actor end to end against the strict mock: retries, deadlines, GOAWAY, tokens, overload.
-@Suite struct APNSEndpointTests {
+@Suite struct APNSProviderTests {
     func endpoint(
         _ harness: MockAPNSHarness,
         clock: any Clock<Duration> = ContinuousClock(),
-        configure: (inout APNSEndpoint.Configuration) -> Void = { _ in }
-    ) -> APNSEndpoint {
-        var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
+        configure: (inout APNSProvider.Configuration) -> Void = { _ in }
+    ) -> APNSProvider {
+        var configuration = APNSProvider.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
         configuration.backoff = Backoff(initial: .milliseconds(20), multiplier: 2, maximum: .milliseconds(200), jitter: 0)
         // Production's deadline: a first connection on a busy two-core CI machine can take
         // seconds, and tests that are about deadlines set their own.
         configuration.deadline = .seconds(60)
         configure(&configuration)
-        return APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"), clock: clock)
+        return APNSProvider(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"), clock: clock)
     }
 
     /// Moves `clock` past each back-off in turn as the push starts waiting it out.
@@ -232,8 +232,8 @@ import Testing
             // answered at once, so the latency only has to outlast three calls.
             harness.mock.setLatency(TestTime.bound(.seconds(3)))
             let endpoint = endpoint(harness) { $0.queueLimit = 2 }
-            @Sendable func send() async -> Result<DeliveryOutcome, DeliveryError> {
-                do throws(DeliveryError) { return .success(try await endpoint.send(MockAPNSHarness.notification())) } catch { return .failure(error) }
+            @Sendable func send() async -> Result<DeliveryOutcome, AdmissionError> {
+                do throws(AdmissionError) { return .success(try await endpoint.send(MockAPNSHarness.notification())) } catch { return .failure(error) }
             }
             let first = (Task { await send() }, Task { await send() })
             try await waitUntil("the first two reach the mock", observing: { harness.mock.requestCount }) { $0 == 2 }
@@ -251,11 +251,11 @@ import Testing
         try await MockAPNSHarness.with { harness in
             let port = harness.mock.port
             try await harness.mock.shutdown()
-            var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
+            var configuration = APNSProvider.Configuration(host: "127.0.0.1", port: port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
             configuration.deadline = .milliseconds(500)
             configuration.backoff = Backoff(initial: .milliseconds(50), jitter: 0)
             let clock = TestClock()
-            let endpoint = APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"), clock: clock)
+            let endpoint = APNSProvider(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"), clock: clock)
             let finished = Mutex(false)
             let sending = Task {
                 defer { finished.withLock { $0 = true } }
@@ -277,18 +277,18 @@ import Testing
     }
 }
 
-@Suite(.loadHeavy) struct APNSEndpointDropTests {
+@Suite(.loadHeavy) struct APNSProviderDropTests {
     /// The mock drops every connection three times while 300 notifications are in flight. Each
     /// notification must end in exactly one outcome, and each must reach the mock. A request whose
     /// answer was lost in a drop is sent again (at-least-once), so the mock may see it twice; only
     /// those can repeat.
     @Test func droppedConnectionsUnderLoadLoseNothing() async throws {
         try await MockAPNSHarness.with { harness in
-            var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
+            var configuration = APNSProvider.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
             configuration.backoff = Backoff(initial: .milliseconds(10), multiplier: 2, maximum: .milliseconds(100), jitter: 0.2)
             configuration.deadline = TestTime.bound(.seconds(60))
             configuration.maximumAttempts = 10
-            let endpoint = APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
+            let endpoint = APNSProvider(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
             harness.mock.setLatency(.milliseconds(20))
             let notifications = (0..<300).map { _ in MockAPNSHarness.notification() }
             let outcomes = try await withThrowingTaskGroup(of: (String, DeliveryOutcome)?.self) { group in

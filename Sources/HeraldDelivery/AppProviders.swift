@@ -4,7 +4,7 @@ public import HeraldCore
 /// Routes each notification to the provider of its app and platform, records the outcome in the
 /// metrics, and reports dead tokens and failures. One pool per node, built from the configured
 /// apps; it knows providers only through `PushProvider`.
-public struct DeliveryPool: Sendable {
+public struct AppProviders: Sendable {
     /// The providers one configured app delivers through, at most one per platform.
     public struct App: Sendable {
         public var id: String
@@ -56,8 +56,8 @@ public struct DeliveryPool: Sendable {
         self.apps.first { $0.value.providers.contains { $0.serves(topic: topic) } }?.key
     }
 
-    /// Delivers `notification`; throws `DeliveryError` only when it was not admitted.
-    public func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome {
+    /// Delivers `notification`; throws `AdmissionError` only when it was not admitted.
+    public func send(_ notification: PushNotification) async throws(AdmissionError) -> DeliveryOutcome {
         let appID = notification.device.app ?? self.defaultApp
         let outcome: DeliveryOutcome
         do {
@@ -78,8 +78,8 @@ public struct DeliveryPool: Sendable {
 
     /// Delivers every notification as `send` does, in order. Those for one provider go to it
     /// together (`PushProvider.send(all:)`): a request with many tokens costs no task per token.
-    public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, DeliveryError>] {
-        var results = [Result<DeliveryOutcome, DeliveryError>?](repeating: nil, count: notifications.count)
+    public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, AdmissionError>] {
+        var results = [Result<DeliveryOutcome, AdmissionError>?](repeating: nil, count: notifications.count)
         var batches: [String: (appID: String, provider: any PushProvider, slots: [Int])] = [:]
         for (index, notification) in notifications.enumerated() {
             let appID = notification.device.app ?? self.defaultApp
@@ -89,8 +89,8 @@ public struct DeliveryPool: Sendable {
             }
         }
         // Providers are sent to at once: one's retries must not hold another's pushes.
-        let batchResults = await withTaskGroup(of: [(Int, Result<DeliveryOutcome, DeliveryError>)].self) { group in
-            var ended: [(Int, Result<DeliveryOutcome, DeliveryError>)] = []
+        let batchResults = await withTaskGroup(of: [(Int, Result<DeliveryOutcome, AdmissionError>)].self) { group in
+            var ended: [(Int, Result<DeliveryOutcome, AdmissionError>)] = []
             var rest = batches.values.makeIterator()
             guard let first = rest.next() else { return ended }
             while let batch = rest.next() {
@@ -102,7 +102,7 @@ public struct DeliveryPool: Sendable {
         }
         for (index, result) in batchResults { results[index] = result }
         return zip(notifications, results).map { notification, result in
-            let result = result ?? .failure(DeliveryError(.overloaded, "not sent", retryAfter: .seconds(1)))
+            let result = result ?? .failure(AdmissionError(.overloaded, "not sent", retryAfter: .seconds(1)))
             let appID = notification.device.app ?? self.defaultApp
             switch result {
             case .success(let outcome) where outcome != .delivered:
@@ -119,9 +119,9 @@ public struct DeliveryPool: Sendable {
     }
 
     /// One provider's share of `send(all:)`, recorded as `deliver` records a push.
-    private func send(batch slots: [Int], of notifications: [PushNotification], appID: String, provider: any PushProvider) async -> [(Int, Result<DeliveryOutcome, DeliveryError>)] {
+    private func send(batch slots: [Int], of notifications: [PushNotification], appID: String, provider: any PushProvider) async -> [(Int, Result<DeliveryOutcome, AdmissionError>)] {
         let sent = await provider.send(all: slots.map { notifications[$0] })
-        var ended: [(Int, Result<DeliveryOutcome, DeliveryError>)] = []
+        var ended: [(Int, Result<DeliveryOutcome, AdmissionError>)] = []
         for (index, ending) in zip(slots, sent) {
             switch ending.result {
             case .success(let outcome):
@@ -156,7 +156,7 @@ public struct DeliveryPool: Sendable {
         return .provider(appID: appID, provider)
     }
 
-    private func deliver(_ notification: PushNotification, appID named: String?) async throws(DeliveryError) -> DeliveryOutcome {
+    private func deliver(_ notification: PushNotification, appID named: String?) async throws(AdmissionError) -> DeliveryOutcome {
         let (appID, provider): (String, any PushProvider)
         switch self.route(notification, appID: named) {
         case .settled(let outcome): return outcome

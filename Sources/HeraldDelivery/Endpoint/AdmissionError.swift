@@ -2,7 +2,7 @@ public import HeraldCore
 
 /// Why a notification was not accepted for delivery at all. Callers answer these to their own
 /// clients (HTTP 429 or 503 with `Retry-After`), never drop them silently.
-public struct DeliveryError: CodedError {
+public struct AdmissionError: CodedError {
     public enum Code: String, Sendable {
         /// The endpoint's queue is full.
         case overloaded = "delivery.overloaded"

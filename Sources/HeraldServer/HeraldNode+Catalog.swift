@@ -22,8 +22,8 @@ extension HeraldNode {
     /// The providers an app can be configured with (`apps.<app>.<provider>.*`). A new provider is
     /// its type and one line here.
     public static let providers: [any ConfigurablePushProvider.Type] = [
-        APNSEndpoint.self,
-        FCMEndpoint.self,
+        APNSProvider.self,
+        FCMProvider.self,
     ]
 
     /// The service a cluster coordinates through (`cluster.*`): its shared log and membership.

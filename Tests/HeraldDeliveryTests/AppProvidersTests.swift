@@ -9,7 +9,7 @@ import Testing
 
 @testable import HeraldDelivery
 
-@Suite struct DeliveryPoolTests {
+@Suite struct AppProvidersTests {
     final class RecordingHandler: DeadTokenHandler {
         let seen = Mutex<[(PushNotification, String)]>([])
         func tokenIsDead(_ notification: PushNotification, reason: String) async {
@@ -17,11 +17,11 @@ import Testing
         }
     }
 
-    func pool(_ harness: MockAPNSHarness, metrics: TestMetrics, handler: RecordingHandler, deviceLimiter: SenderRateLimiter? = nil) -> DeliveryPool {
-        var configuration = APNSEndpoint.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
+    func pool(_ harness: MockAPNSHarness, metrics: TestMetrics, handler: RecordingHandler, deviceLimiter: SenderRateLimiter? = nil) -> AppProviders {
+        var configuration = APNSProvider.Configuration(host: "127.0.0.1", port: harness.mock.port, authority: "localhost", trustRootsPEM: [harness.mock.certificatePEM])
         configuration.backoff = Backoff(initial: .milliseconds(10), jitter: 0)
-        let endpoint = APNSEndpoint(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
-        return DeliveryPool(
+        let endpoint = APNSProvider(configuration: configuration, tokens: harness.tokens, group: harness.group, logger: Logger(label: "test"))
+        return AppProviders(
             apps: [.init(id: "wallet", providers: [endpoint])],
             defaultApp: nil,
             metrics: DeliveryMetrics(factory: metrics),

@@ -3,7 +3,7 @@ import Synchronization
 /// Pushes delivered after a front door has answered its client, by tasks this dispatcher owns, so they finish (or reach their deadline) before the node
 /// stops. At most `limit` pushes wait or run at once; beyond that the caller is refused and answers
 /// its client in its own protocol's terms.
-public final class DeliveryDispatcher: Sendable {
+public final class DeliveryQueue: Sendable {
     private let pending: PendingLimit
     private let stream: AsyncStream<@Sendable () async -> Void>
     private let continuation: AsyncStream<@Sendable () async -> Void>.Continuation

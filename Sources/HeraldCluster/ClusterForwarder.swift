@@ -11,7 +11,7 @@ public import NIOSSL
 /// membership snapshot without waiting; a request forwarded here for a partition this node does
 /// not own is refused, not forwarded again, so two nodes that disagree about ownership (during a
 /// membership change) give the caller a retryable failure instead of a loop.
-public final class ClusterRouter: Sendable {
+public final class ClusterForwarder: Sendable {
     public enum Decision: Sendable, Hashable {
         /// This node owns the partition: handle it here.
         case local
@@ -102,7 +102,7 @@ public final class ClusterRouter: Sendable {
         try await self.http.shutdown()
     }
 
-    /// Shuts down without waiting, for a start-up that failed after the router was made.
+    /// Shuts down without waiting, for a start-up that failed after the forwarder was made.
     public func shutdownInBackground() {
         self.http.shutdown { _ in }
     }

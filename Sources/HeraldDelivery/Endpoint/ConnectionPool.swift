@@ -8,8 +8,8 @@ import Synchronization
 /// APNs and FCM differ only in the `ProviderRequest` they send and the credentials they use.
 ///
 /// Every admitted request ends in exactly one `DeliveryOutcome`; one that cannot be admitted gets
-/// `DeliveryError.overloaded` straight away.
-public actor ProviderEndpoint {
+/// `AdmissionError.overloaded` straight away.
+public actor ConnectionPool {
     public struct Configuration: Sendable {
         public var host: String
         public var port: Int
@@ -92,8 +92,8 @@ public actor ProviderEndpoint {
     public private(set) var connectFailureCounts = ConnectFailures()
 
     /// Delivers `request` within `deadline` (at most the configured one) and returns how it ended;
-    /// throws `DeliveryError` only when it was not admitted (queue full, shutting down).
-    public nonisolated func send(_ request: some ProviderRequest, deadline: Duration? = nil) async throws(DeliveryError) -> DeliveryOutcome {
+    /// throws `AdmissionError` only when it was not admitted (queue full, shutting down).
+    public nonisolated func send(_ request: some ProviderRequest, deadline: Duration? = nil) async throws(AdmissionError) -> DeliveryOutcome {
         try self.admit()
         defer { self.fast.admitted.subtract(1, ordering: .relaxed) }
         return await self.deliver(request, deadline: min(deadline ?? self.configuration.deadline, self.configuration.deadline))
@@ -114,12 +114,12 @@ public actor ProviderEndpoint {
         }
     }
 
-    private nonisolated func admit() throws(DeliveryError) {
+    private nonisolated func admit() throws(AdmissionError) {
         guard !self.fast.shuttingDown.load(ordering: .relaxed) else { throw self.shuttingDownError }
         let admitted = self.fast.admitted.add(1, ordering: .relaxed).newValue
         guard admitted <= self.configuration.queueLimit else {
             self.fast.admitted.subtract(1, ordering: .relaxed)
-            throw DeliveryError(
+            throw AdmissionError(
                 .overloaded,
                 "\(admitted - 1) notifications already queued for \(self.provider) at \(self.configuration.host)",
                 retryAfter: .seconds(1)
@@ -127,8 +127,8 @@ public actor ProviderEndpoint {
         }
     }
 
-    private nonisolated var shuttingDownError: DeliveryError {
-        DeliveryError(.shuttingDown, "the \(self.provider) endpoint \(self.configuration.host) is shutting down", retryAfter: .seconds(5))
+    private nonisolated var shuttingDownError: AdmissionError {
+        AdmissionError(.shuttingDown, "the \(self.provider) endpoint \(self.configuration.host) is shutting down", retryAfter: .seconds(5))
     }
 
     /// Attempts until an outcome, the attempt limit or the deadline.
@@ -142,7 +142,7 @@ public actor ProviderEndpoint {
         var random = SystemRandomNumberGenerator()
         while attempt < self.configuration.maximumAttempts {
             attempt += 1
-            let decision: ProviderDecision
+            let decision: AttemptVerdict
             var authorization: String?
             var used: HTTP2Connection?
             if attempt == 1, let first {
@@ -209,7 +209,7 @@ public actor ProviderEndpoint {
     }
 
     /// What a failed attempt means: finish with an outcome, or retry (after what).
-    private nonisolated func decision(after error: any Error, attempt: Int) -> ProviderDecision {
+    private nonisolated func decision(after error: any Error, attempt: Int) -> AttemptVerdict {
         switch error {
         case is CancellationError:
             return .finish(.failed(DeliveryFailure(.cancelled, "cancelled after \(attempt - 1) attempts")))
@@ -228,7 +228,7 @@ public actor ProviderEndpoint {
             return .retry(reason: error.reason, after: nil, then: .none)
         case let error as DeadlineExceeded:
             return .finish(.failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt - 1) attempts: \(error.reason)")))
-        case let error as DeliveryError:
+        case let error as AdmissionError:
             return .finish(.failed(DeliveryFailure(error.code == .overloaded ? .overloaded : .shuttingDown, error.code.rawValue)))
         default:
             return .retry(reason: "\(error)", after: nil, then: .none)
@@ -237,7 +237,7 @@ public actor ProviderEndpoint {
 
     /// An attempt `send(all:)` made before handing a request to `deliver`.
     private struct FirstAttempt: Sendable {
-        var decision: ProviderDecision
+        var decision: AttemptVerdict
         var connection: HTTP2Connection
         var authorization: String?
     }
@@ -245,9 +245,9 @@ public actor ProviderEndpoint {
     /// Delivers several requests, as `send` does each. Their first attempts leave together on one
     /// connection with free streams and are awaited together, without a task each; only those
     /// that need more (a retry, no free stream) take `deliver`'s path, in a task each.
-    public nonisolated func send<Request: ProviderRequest>(all requests: [(request: Request, deadline: Duration?)]) async -> [PushEnding] {
+    public nonisolated func send<Request: ProviderRequest>(all requests: [(request: Request, deadline: Duration?)]) async -> [DeliveryResult] {
         let began = ContinuousClock.now
-        var results = [PushEnding?](repeating: nil, count: requests.count)
+        var results = [DeliveryResult?](repeating: nil, count: requests.count)
         var admitted: [Int] = []
         admitted.reserveCapacity(requests.count)
         for index in requests.indices {
@@ -255,7 +255,7 @@ public actor ProviderEndpoint {
                 try self.admit()
                 admitted.append(index)
             } catch {
-                results[index] = PushEnding(.failure(error), duration: .zero)
+                results[index] = DeliveryResult(.failure(error), duration: .zero)
             }
         }
         // Each request leaves the queue depth as it ends, not when the slowest of the batch does,
@@ -295,38 +295,38 @@ public actor ProviderEndpoint {
         }
         if batch == nil, unsent.count == 1, let index = unsent.first {
             let outcome = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)
-            results[index] = PushEnding(.success(outcome), duration: settled())
-            return results.map { $0 ?? PushEnding(.failure(self.shuttingDownError), duration: .zero) }
+            results[index] = DeliveryResult(.success(outcome), duration: settled())
+            return results.map { $0 ?? DeliveryResult(.failure(self.shuttingDownError), duration: .zero) }
         }
         let unsentNow = unsent
         let sentBatch = batch
-        let ended = await withTaskGroup(of: (Int, PushEnding).self) { group in
+        let ended = await withTaskGroup(of: (Int, DeliveryResult).self) { group in
             // Those without a free stream take the full path at once: they must not wait for
             // the batch's answers before they even queue for a stream.
             for index in unsentNow {
                 group.addTask {
                     let outcome = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)
-                    return (index, PushEnding(.success(outcome), duration: settled()))
+                    return (index, DeliveryResult(.success(outcome), duration: settled()))
                 }
             }
-            var ended: [(Int, PushEnding)] = []
+            var ended: [(Int, DeliveryResult)] = []
             if let sentBatch {
                 // `whenAllComplete` never fails: it gathers every result, in order.
                 let answers = (try? await EventLoopFuture.whenAllComplete(sentBatch.futures, on: sentBatch.connection.eventLoop).get()) ?? []
                 for (position, index) in sentBatch.slots.enumerated() {
-                    let decision: ProviderDecision
+                    let decision: AttemptVerdict
                     switch position < answers.count ? answers[position] : nil {
                     case .success(let response)?: decision = requests[index].request.decision(for: response)
                     case .failure(let error)?: decision = self.decision(after: error, attempt: 1)
                     case nil: decision = .retry(reason: "no answer gathered", after: nil, then: .none)
                     }
                     if case .finish(let outcome) = decision {
-                        ended.append((index, PushEnding(.success(outcome), duration: settled())))
+                        ended.append((index, DeliveryResult(.success(outcome), duration: settled())))
                     } else {
                         let first = FirstAttempt(decision: decision, connection: sentBatch.connection, authorization: sentBatch.authorization)
                         group.addTask {
                             let outcome = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt, first: first)
-                            return (index, PushEnding(.success(outcome), duration: settled()))
+                            return (index, DeliveryResult(.success(outcome), duration: settled()))
                         }
                     }
                 }
@@ -335,7 +335,7 @@ public actor ProviderEndpoint {
             return ended
         }
         for (index, ending) in ended { results[index] = ending }
-        return results.map { $0 ?? PushEnding(.failure(self.shuttingDownError), duration: .zero) }
+        return results.map { $0 ?? DeliveryResult(.failure(self.shuttingDownError), duration: .zero) }
     }
 
     /// `send(all:)` for notifications: `request` builds each one's provider request, or refuses
@@ -343,8 +343,8 @@ public actor ProviderEndpoint {
     public nonisolated func send<Request: ProviderRequest, Refusal: ProviderRequestError>(
         all notifications: [PushNotification],
         request: (PushNotification) throws(Refusal) -> Request
-    ) async -> [PushEnding] {
-        var endings = [PushEnding?](repeating: nil, count: notifications.count)
+    ) async -> [DeliveryResult] {
+        var endings = [DeliveryResult?](repeating: nil, count: notifications.count)
         var requests: [(request: Request, deadline: Duration?)] = []
         var slots: [Int] = []
         for (index, notification) in notifications.enumerated() {
@@ -352,11 +352,11 @@ public actor ProviderEndpoint {
                 requests.append((try request(notification), notification.deadline))
                 slots.append(index)
             } catch {
-                endings[index] = PushEnding(.success(error.outcome), duration: .zero)
+                endings[index] = DeliveryResult(.success(error.outcome), duration: .zero)
             }
         }
         for (index, ending) in zip(slots, await self.send(all: requests)) { endings[index] = ending }
-        return endings.map { $0 ?? PushEnding(.failure(self.shuttingDownError), duration: .zero) }
+        return endings.map { $0 ?? DeliveryResult(.failure(self.shuttingDownError), duration: .zero) }
     }
 
     /// An open connection with a free stream, preferring the one on this task's event loop;

@@ -8,7 +8,7 @@ import Synchronization
 /// peer does) and the tasks sending requests (which wait for stream permits): each event runs
 /// under one lock, and what it asks for (waking waiters, completing the preface, closing the
 /// channel, setting the permit timer) happens after unlocking.
-final class HTTP2ConnectionState: Sendable {
+final class HTTP2ConnectionDriver: Sendable {
     private typealias StateMachine = HTTP2Connection.StateMachine
     private typealias WaiterID = StreamPermits.WaiterID
 

@@ -2,13 +2,13 @@ import Foundation
 public import HeraldConfig
 public import HeraldCore
 
-extension FCMEndpoint: ConfigurablePushProvider {
+extension FCMProvider: ConfigurablePushProvider {
     public var name: String { "fcm" }
     public var platform: Platform { .fcm }
 
     /// Reads the service account the section names, so a missing or malformed one stops start-up
     /// naming its key.
-    public static func make(app id: String, configuration fcm: FCMAppConfiguration, context: ProviderContext) throws -> FCMEndpoint {
+    public static func make(app id: String, configuration fcm: FCMAppConfiguration, context: ProviderContext) throws -> FCMProvider {
         let key = "apps.\(id).fcm.service-account-file"
         let file = fcm.serviceAccountFile ?? ""
         let serviceAccount: FCMServiceAccount
@@ -34,7 +34,7 @@ extension FCMEndpoint: ConfigurablePushProvider {
                 "configuration key \(key) or apps.\(id).fcm.ca-file: \(file): private_key is not an RSA key of 2048 bits or more, or the CA file is not PEM (\(error))"
             )
         }
-        var configuration = FCMEndpoint.Configuration(
+        var configuration = FCMProvider.Configuration(
             projectID: fcm.projectID ?? serviceAccount.projectID,
             host: fcm.effectiveHost,
             port: fcm.port,
@@ -44,6 +44,6 @@ extension FCMEndpoint: ConfigurablePushProvider {
             configuration.authority = "localhost"
         }
         configuration.connections = fcm.connections
-        return FCMEndpoint(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger, clock: context.clock)
+        return FCMProvider(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger, clock: context.clock)
     }
 }

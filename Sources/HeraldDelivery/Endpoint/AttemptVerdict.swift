@@ -1,7 +1,7 @@
 public import HeraldCore
 
 /// What to do after a provider answered one attempt.
-public enum ProviderDecision: Sendable, Hashable {
+public enum AttemptVerdict: Sendable, Hashable {
     /// Done: report this outcome.
     case finish(DeliveryOutcome)
     /// Try again later (no sooner than `after` when the provider said so), possibly on another

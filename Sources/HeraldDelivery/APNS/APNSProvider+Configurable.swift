@@ -1,7 +1,7 @@
 public import HeraldConfig
 public import HeraldCore
 
-extension APNSEndpoint: ConfigurablePushProvider {
+extension APNSProvider: ConfigurablePushProvider {
     public var name: String { "apns" }
     public var platform: Platform { .apns }
     public var apnsEnvironment: APNSAppConfiguration.Environment? { self.configuration.environment }
@@ -14,7 +14,7 @@ extension APNSEndpoint: ConfigurablePushProvider {
 
     /// Reads the signing key or the client certificate the section names, so a missing or
     /// malformed one stops start-up naming its key.
-    public static func make(app id: String, configuration apns: APNSAppConfiguration, context: ProviderContext) throws -> APNSEndpoint {
+    public static func make(app id: String, configuration apns: APNSAppConfiguration, context: ProviderContext) throws -> APNSProvider {
         var tokens: APNSTokenManager?
         var identity: TLSClientIdentity?
         if let keyFile = apns.keyFile, let keyID = apns.keyID, let teamID = apns.teamID {
@@ -45,7 +45,7 @@ extension APNSEndpoint: ConfigurablePushProvider {
             identity = candidate
         }
         let trustRoots = try apns.caFile.map { [try ConfigurationFile.read($0, key: "apps.\(id).apns.ca-file")] }
-        var configuration = APNSEndpoint.Configuration(host: apns.effectiveHost, port: apns.port, trustRootsPEM: trustRoots)
+        var configuration = APNSProvider.Configuration(host: apns.effectiveHost, port: apns.port, trustRootsPEM: trustRoots)
         if let host = apns.host, ConfigurationValueParsing.isLoopback(host) {
             // A loopback test peer's certificate names localhost: TLS verifies a name.
             configuration.authority = "localhost"
@@ -54,6 +54,6 @@ extension APNSEndpoint: ConfigurablePushProvider {
         configuration.clientIdentity = identity
         configuration.defaultTopic = apns.topic
         configuration.environment = apns.environment
-        return APNSEndpoint(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger, clock: context.clock)
+        return APNSProvider(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger, clock: context.clock)
     }
 }

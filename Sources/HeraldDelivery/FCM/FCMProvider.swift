@@ -3,23 +3,23 @@ public import Logging
 public import NIOCore
 
 /// Delivers notifications to FCM HTTP v1 for one Firebase project. Connections, admission,
-/// retries and deadlines are the `ProviderEndpoint`'s; FCM v1 has no batch call, so throughput
+/// retries and deadlines are the `ConnectionPool`'s; FCM v1 has no batch call, so throughput
 /// comes from concurrent streams on those connections.
-public struct FCMEndpoint: Sendable {
+public struct FCMProvider: Sendable {
     @dynamicMemberLookup
     public struct Configuration: Sendable {
-        public var endpoint: ProviderEndpoint.Configuration
+        public var endpoint: ConnectionPool.Configuration
         /// The project id (or number) in the send path; the service account's by default.
         public var projectID: String
 
         public init(projectID: String, host: String = "fcm.googleapis.com", port: Int = 443, authority: String? = nil, trustRootsPEM: [String]? = nil) {
             self.projectID = projectID
-            self.endpoint = ProviderEndpoint.Configuration(host: host, port: port, authority: authority, trustRootsPEM: trustRootsPEM)
+            self.endpoint = ConnectionPool.Configuration(host: host, port: port, authority: authority, trustRootsPEM: trustRootsPEM)
             // fcm.md §4.2: back off from a second for UNAVAILABLE and INTERNAL, not APNs' 200 ms.
             self.endpoint.backoff = Backoff(initial: .seconds(1), multiplier: 2, maximum: .seconds(30), jitter: 0.2)
         }
 
-        public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ProviderEndpoint.Configuration, Value>) -> Value {
+        public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ConnectionPool.Configuration, Value>) -> Value {
             get { self.endpoint[keyPath: keyPath] }
             set { self.endpoint[keyPath: keyPath] = newValue }
         }
@@ -27,7 +27,7 @@ public struct FCMEndpoint: Sendable {
 
     public let configuration: Configuration
     public let tokens: FCMTokenManager
-    private let endpoint: ProviderEndpoint
+    private let endpoint: ConnectionPool
 
     /// `clock` times deadlines and back-off.
     public init(
@@ -39,7 +39,7 @@ public struct FCMEndpoint: Sendable {
     ) {
         self.configuration = configuration
         self.tokens = tokens
-        self.endpoint = ProviderEndpoint(
+        self.endpoint = ConnectionPool(
             provider: "FCM",
             configuration: configuration.endpoint,
             credentials: tokens,
@@ -55,9 +55,9 @@ public struct FCMEndpoint: Sendable {
     public var openConnections: Int { get async { await self.endpoint.openConnections } }
     public var connectFailures: ConnectFailures { get async { await self.endpoint.connectFailureCounts } }
 
-    /// Delivers `notification` and returns how it ended; throws `DeliveryError` only when it was
+    /// Delivers `notification` and returns how it ended; throws `AdmissionError` only when it was
     /// not admitted (queue full, shutting down).
-    public func send(_ notification: PushNotification) async throws(DeliveryError) -> DeliveryOutcome {
+    public func send(_ notification: PushNotification) async throws(AdmissionError) -> DeliveryOutcome {
         let request: FCMRequest
         do {
             request = try FCMRequest(notification, projectID: self.configuration.projectID)
@@ -81,7 +81,7 @@ public struct FCMEndpoint: Sendable {
     }
 
     /// Delivers each notification as `send` does; first attempts leave together.
-    public func send(all notifications: [PushNotification]) async -> [PushEnding] {
+    public func send(all notifications: [PushNotification]) async -> [DeliveryResult] {
         await self.endpoint.send(all: notifications) { notification throws(FCMRequestError) in try FCMRequest(notification, projectID: self.configuration.projectID) }
     }
 

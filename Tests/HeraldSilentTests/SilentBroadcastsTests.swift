@@ -1,0 +1,150 @@
+import Foundation
+import HeraldCore
+import HeraldDelivery
+import HeraldStore
+import HeraldTesting
+import MetricsTestKit
+import Testing
+
+@testable import HeraldSilent
+
+/// Broadcast walks over a real store, paced on the test clock, pushing through scripted providers.
+@Suite struct SilentBroadcastsTests {
+    static func broadcasts(
+        _ store: LocalStore,
+        apns: FakePushProvider,
+        fcm: FakePushProvider = FakePushProvider(.fcm),
+        clock: TestClock,
+        rate: Int = 1000
+    ) -> SilentBroadcasts {
+        var configuration = SilentConfiguration()
+        configuration.app = "toot"
+        let metrics = TestMetrics()
+        let pool = AppProviders(apps: [.init(id: "toot", providers: [apns, fcm])], defaultApp: nil, metrics: DeliveryMetrics(factory: metrics))
+        let sender = SilentSender(
+            pool: pool,
+            configuration: configuration,
+            limiter: DeviceRateLimiter(perHour: 0, clock: clock),
+            metrics: SilentMetrics(factory: metrics),
+            wallClock: Fixtures.wallClock
+        )
+        return SilentBroadcasts(
+            view: store.view,
+            markers: store.markers,
+            sender: sender,
+            metrics: SilentMetrics(factory: metrics),
+            rate: rate,
+            clock: clock,
+            wallClock: Fixtures.wallClock,
+            logger: Fixtures.logger
+        )
+    }
+
+    /// Broadcast `id` as the store holds it.
+    static func stored(_ id: String, in store: LocalStore) throws -> SilentBroadcast? {
+        let now = UInt64(Fixtures.now.timeIntervalSince1970)
+        return try store.markers.value(of: Array(id.utf8), in: .silentBroadcast, now: now).flatMap(SilentBroadcast.decoded)
+    }
+
+    /// Moves the clock along the walk's pacing until the store holds broadcast `id` as done (its
+    /// last write), then reads it from `broadcasts`. Polling the store, not the actor, lets a walk
+    /// that never yields fail the wait instead of hanging it.
+    static func finish(_ id: String, of broadcasts: SilentBroadcasts, in store: LocalStore, on clock: TestClock) async throws -> SilentBroadcast? {
+        try await clock.advancing(until: "broadcast \(id) is stored as done", observing: { try Self.stored(id, in: store) }) {
+            $0?.status == .done
+        }
+        return await broadcasts.broadcast(id: id)
+    }
+
+    @Test func aBroadcastPushesEveryLiveRegistrationOfItsServiceOnce() async throws {
+        try await withStore { store in
+            let live = (0..<3).map { Fixtures.registration(deviceID: "ios-\($0)", token: Fixtures.apnsToken($0)) }
+                + [Fixtures.registration(deviceID: "and-0", platform: .fcm, token: Fixtures.fcmToken(0))]
+            let disabled = Fixtures.registration(deviceID: "off", token: Fixtures.apnsToken(90), enabled: false)
+            let elsewhere = Fixtures.registration(service: "news", deviceID: "ios-0", token: Fixtures.apnsToken(91))
+            try await seed(store, live + [disabled, elsewhere])
+            let clock = TestClock()
+            let apns = FakePushProvider(.apns)
+            let fcm = FakePushProvider(.fcm)
+            apns.script(token: Fixtures.apnsToken(2), .deadToken(reason: "Unregistered"))
+            let broadcasts = Self.broadcasts(store, apns: apns, fcm: fcm, clock: clock)
+            let started = try await broadcasts.start(service: "default")
+            #expect(started.status == .running)
+            #expect(started.startedAt == Fixtures.now)
+            let done = try await Self.finish(started.id, of: broadcasts, in: store, on: clock)
+            #expect(done?.visited == 5, "every registration read, the disabled one too")
+            #expect(done?.delivered == 3)
+            #expect(done?.deadTokens == 1)
+            #expect(done?.failed == 0)
+            #expect(done?.finishedAt == Fixtures.now)
+            let sent = (apns.sent + fcm.sent).map(\.device.token)
+            #expect(sent.count == live.count, "one push a live registration")
+            #expect(Set(sent) == Set(live.map(\.device.token)))
+            #expect(try Self.stored(started.id, in: store) == done)
+            // Kept in the store: another instance (a restarted node) reads it as it ended.
+            let restarted = Self.broadcasts(store, apns: apns, clock: clock)
+            #expect(await restarted.broadcast(id: started.id) == done)
+            #expect(await restarted.broadcast(id: "no-such-broadcast") == nil)
+            await broadcasts.stop()
+        }
+    }
+
+    @Test func resumeContinuesAfterTheStoredCursorAndLeavesFinishedBroadcastsAlone() async throws {
+        try await withStore { store in
+            let registrations = (0..<4).map { Fixtures.registration(deviceID: "device-\($0)", token: Fixtures.apnsToken($0)) }
+            try await seed(store, registrations)
+            // What a node that stopped after the first registration (in key order) left behind.
+            let first = try store.view.registrations(keyPrefix: SilentRegistrations.keyPrefix(service: "default"), after: nil, limit: 1)
+            var running = SilentBroadcast(id: "interrupted", service: "default", startedAt: Fixtures.now)
+            running.visited = 1
+            running.delivered = 1
+            running.cursor = first.next
+            var finished = SilentBroadcast(id: "finished", service: "default", startedAt: Fixtures.now)
+            finished.status = .done
+            let expiry = UInt64(Fixtures.now.timeIntervalSince1970 + SilentBroadcasts.retention)
+            for broadcast in [running, finished] {
+                try await store.markers.replace(Array(broadcast.id.utf8), in: .silentBroadcast, expiry: expiry, value: broadcast.stored)
+            }
+            let clock = TestClock()
+            let apns = FakePushProvider(.apns)
+            let broadcasts = Self.broadcasts(store, apns: apns, clock: clock)
+            try await broadcasts.resume()
+            let done = try await Self.finish("interrupted", of: broadcasts, in: store, on: clock)
+            #expect(done?.visited == 4)
+            #expect(done?.delivered == 4)
+            let skipped = Set(first.registrations.map(\.device.token))
+            #expect(skipped.count == 1)
+            #expect(apns.sent.count == 3)
+            #expect(Set(apns.sent.map(\.device.token)) == Set(registrations.map(\.device.token)).subtracting(skipped))
+            let untouched = await broadcasts.broadcast(id: "finished")
+            #expect(untouched?.status == SilentBroadcast.Status.done)
+            #expect(untouched?.visited == 0, "a finished broadcast is not walked again")
+            await broadcasts.stop()
+        }
+    }
+
+    @Test func cancellingEndsTheWalkAndAStoppedNodeStartsNone() async throws {
+        try await withStore { store in
+            try await seed(store, (0..<3).map { Fixtures.registration(deviceID: "device-\($0)", token: Fixtures.apnsToken($0)) })
+            let clock = TestClock()
+            let apns = FakePushProvider(.apns)
+            // One push a second: the walk sends the first, then waits on the clock for the next.
+            let broadcasts = Self.broadcasts(store, apns: apns, clock: clock, rate: 1)
+            let started = try await broadcasts.start(service: "default")
+            try await clock.waitForSleepers(1)
+            #expect(apns.sent.count == 1)
+            let cancelled = try await broadcasts.cancel(id: started.id)
+            #expect(cancelled?.status == SilentBroadcast.Status.cancelled)
+            #expect(cancelled?.finishedAt == Fixtures.now)
+            clock.advance(by: .seconds(10))
+            #expect(apns.sent.count == 1, "the walk ended with the cancellation")
+            #expect(await broadcasts.broadcast(id: started.id)?.status == SilentBroadcast.Status.cancelled)
+            #expect(try await broadcasts.cancel(id: started.id)?.status == SilentBroadcast.Status.cancelled, "cancelling again changes nothing")
+            #expect(try await broadcasts.cancel(id: "no-such-broadcast") == nil)
+            await broadcasts.stop()
+            let afterStop = try await broadcasts.start(service: "default")
+            #expect(afterStop.status == SilentBroadcast.Status.cancelled, "a stopping node starts no walk")
+            #expect(apns.sent.count == 1)
+        }
+    }
+}
