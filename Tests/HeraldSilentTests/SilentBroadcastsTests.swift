@@ -8,21 +8,15 @@ import Testing
 
 @testable import HeraldSilent
 
-/// Broadcast walks over a real store, paced on the test clock, pushing through scripted providers.
+/// Broadcast walks over a real store, paced on the test clock, pushing through the real providers
+/// to the strict mock APNs and FCM.
 @Suite struct SilentBroadcastsTests {
-    static func broadcasts(
-        _ store: LocalStore,
-        apns: FakePushProvider,
-        fcm: FakePushProvider = FakePushProvider(.fcm),
-        clock: TestClock,
-        rate: Int = 1000
-    ) -> SilentBroadcasts {
+    static func broadcasts(_ store: LocalStore, providers: AppProviders, clock: TestClock, rate: Int = 1000) -> SilentBroadcasts {
         var configuration = SilentConfiguration()
         configuration.app = "toot"
         let metrics = TestMetrics()
-        let pool = AppProviders(apps: [.init(id: "toot", providers: [apns, fcm])], defaultApp: nil, metrics: DeliveryMetrics(factory: metrics))
         let sender = SilentSender(
-            pool: pool,
+            pool: providers,
             configuration: configuration,
             limiter: DeviceRateLimiter(perHour: 0, clock: clock),
             metrics: SilentMetrics(factory: metrics),
@@ -63,29 +57,34 @@ import Testing
             let disabled = Fixtures.registration(deviceID: "off", token: Fixtures.apnsToken(90), enabled: false)
             let elsewhere = Fixtures.registration(service: "news", deviceID: "ios-0", token: Fixtures.apnsToken(91))
             try await seed(store, live + [disabled, elsewhere])
-            let clock = TestClock()
-            let apns = FakePushProvider(.apns)
-            let fcm = FakePushProvider(.fcm)
-            apns.script(token: Fixtures.apnsToken(2), .deadToken(reason: "Unregistered"))
-            let broadcasts = Self.broadcasts(store, apns: apns, fcm: fcm, clock: clock)
-            let started = try await broadcasts.start(service: "default")
-            #expect(started.status == .running)
-            #expect(started.startedAt == Fixtures.now)
-            let done = try await Self.finish(started.id, of: broadcasts, in: store, on: clock)
-            #expect(done?.visited == 5, "every registration read, the disabled one too")
-            #expect(done?.delivered == 3)
-            #expect(done?.deadTokens == 1)
-            #expect(done?.failed == 0)
-            #expect(done?.finishedAt == Fixtures.now)
-            let sent = (apns.sent + fcm.sent).map(\.device.token)
-            #expect(sent.count == live.count, "one push a live registration")
-            #expect(Set(sent) == Set(live.map(\.device.token)))
-            #expect(try Self.stored(started.id, in: store) == done)
-            // Kept in the store: another instance (a restarted node) reads it as it ended.
-            let restarted = Self.broadcasts(store, apns: apns, clock: clock)
-            #expect(await restarted.broadcast(id: started.id) == done)
-            #expect(await restarted.broadcast(id: "no-such-broadcast") == nil)
-            await broadcasts.stop()
+            try await ProviderPeers.with { peers in
+                let clock = TestClock()
+                let dead = Fixtures.apnsToken(2)
+                peers.apns.script(token: dead, .unregistered(since: Fixtures.now))
+                let broadcasts = Self.broadcasts(store, providers: peers.providers, clock: clock)
+                let started = try await broadcasts.start(service: "default")
+                #expect(started.status == .running)
+                #expect(started.startedAt == Fixtures.now)
+                let done = try await Self.finish(started.id, of: broadcasts, in: store, on: clock)
+                #expect(done?.visited == 5, "every registration read, the disabled one too")
+                #expect(done?.delivered == 3)
+                #expect(done?.deadTokens == 1)
+                #expect(done?.failed == 0)
+                #expect(done?.finishedAt == Fixtures.now)
+                #expect(peers.apns.requestCount + peers.fcm.sendRequestCount == live.count, "one push a live registration")
+                let fcmTokens = peers.fcm.accepted.compactMap { message -> String? in
+                    if case .token(let token) = message.target { token } else { nil }
+                }
+                let delivered = peers.apns.accepted.map(\.token) + fcmTokens
+                #expect(delivered.count == live.count - 1)
+                #expect(Set(delivered) == Set(live.map(\.device.token)).subtracting([dead]), "the dead token was answered 410")
+                #expect(try Self.stored(started.id, in: store) == done)
+                // Kept in the store: another instance (a restarted node) reads it as it ended.
+                let restarted = Self.broadcasts(store, providers: peers.providers, clock: clock)
+                #expect(await restarted.broadcast(id: started.id) == done)
+                #expect(await restarted.broadcast(id: "no-such-broadcast") == nil)
+                await broadcasts.stop()
+            }
         }
     }
 
@@ -105,46 +104,49 @@ import Testing
             for broadcast in [running, finished] {
                 try await store.markers.replace(Array(broadcast.id.utf8), in: .silentBroadcast, expiry: expiry, value: broadcast.stored)
             }
-            let clock = TestClock()
-            let apns = FakePushProvider(.apns)
-            let broadcasts = Self.broadcasts(store, apns: apns, clock: clock)
-            try await broadcasts.resume()
-            let done = try await Self.finish("interrupted", of: broadcasts, in: store, on: clock)
-            #expect(done?.visited == 4)
-            #expect(done?.delivered == 4)
-            let skipped = Set(first.registrations.map(\.device.token))
-            #expect(skipped.count == 1)
-            #expect(apns.sent.count == 3)
-            #expect(Set(apns.sent.map(\.device.token)) == Set(registrations.map(\.device.token)).subtracting(skipped))
-            let untouched = await broadcasts.broadcast(id: "finished")
-            #expect(untouched?.status == SilentBroadcast.Status.done)
-            #expect(untouched?.visited == 0, "a finished broadcast is not walked again")
-            await broadcasts.stop()
+            try await ProviderPeers.with { peers in
+                let clock = TestClock()
+                let broadcasts = Self.broadcasts(store, providers: peers.providers, clock: clock)
+                try await broadcasts.resume()
+                let done = try await Self.finish("interrupted", of: broadcasts, in: store, on: clock)
+                #expect(done?.visited == 4)
+                #expect(done?.delivered == 4)
+                let skipped = Set(first.registrations.map(\.device.token))
+                #expect(skipped.count == 1)
+                #expect(peers.apns.requestCount == 3)
+                #expect(Set(peers.apns.accepted.map(\.token)) == Set(registrations.map(\.device.token)).subtracting(skipped))
+                let untouched = await broadcasts.broadcast(id: "finished")
+                #expect(untouched?.status == SilentBroadcast.Status.done)
+                #expect(untouched?.visited == 0, "a finished broadcast is not walked again")
+                await broadcasts.stop()
+            }
         }
     }
 
     @Test func cancellingEndsTheWalkAndAStoppedNodeStartsNone() async throws {
         try await withStore { store in
             try await seed(store, (0..<3).map { Fixtures.registration(deviceID: "device-\($0)", token: Fixtures.apnsToken($0)) })
-            let clock = TestClock()
-            let apns = FakePushProvider(.apns)
-            // One push a second: the walk sends the first, then waits on the clock for the next.
-            let broadcasts = Self.broadcasts(store, apns: apns, clock: clock, rate: 1)
-            let started = try await broadcasts.start(service: "default")
-            try await clock.waitForSleepers(1)
-            #expect(apns.sent.count == 1)
-            let cancelled = try await broadcasts.cancel(id: started.id)
-            #expect(cancelled?.status == SilentBroadcast.Status.cancelled)
-            #expect(cancelled?.finishedAt == Fixtures.now)
-            clock.advance(by: .seconds(10))
-            #expect(apns.sent.count == 1, "the walk ended with the cancellation")
-            #expect(await broadcasts.broadcast(id: started.id)?.status == SilentBroadcast.Status.cancelled)
-            #expect(try await broadcasts.cancel(id: started.id)?.status == SilentBroadcast.Status.cancelled, "cancelling again changes nothing")
-            #expect(try await broadcasts.cancel(id: "no-such-broadcast") == nil)
-            await broadcasts.stop()
-            let afterStop = try await broadcasts.start(service: "default")
-            #expect(afterStop.status == SilentBroadcast.Status.cancelled, "a stopping node starts no walk")
-            #expect(apns.sent.count == 1)
+            try await ProviderPeers.with { peers in
+                let clock = TestClock()
+                // One push a second: the walk sends the first, takes its answer, then waits on the
+                // clock for the next.
+                let broadcasts = Self.broadcasts(store, providers: peers.providers, clock: clock, rate: 1)
+                let started = try await broadcasts.start(service: "default")
+                try await clock.waitForSleepers(1)
+                #expect(peers.apns.requestCount == 1)
+                let cancelled = try await broadcasts.cancel(id: started.id)
+                #expect(cancelled?.status == SilentBroadcast.Status.cancelled)
+                #expect(cancelled?.finishedAt == Fixtures.now)
+                clock.advance(by: .seconds(10))
+                #expect(peers.apns.requestCount == 1, "the walk ended with the cancellation")
+                #expect(await broadcasts.broadcast(id: started.id)?.status == SilentBroadcast.Status.cancelled)
+                #expect(try await broadcasts.cancel(id: started.id)?.status == SilentBroadcast.Status.cancelled, "cancelling again changes nothing")
+                #expect(try await broadcasts.cancel(id: "no-such-broadcast") == nil)
+                await broadcasts.stop()
+                let afterStop = try await broadcasts.start(service: "default")
+                #expect(afterStop.status == SilentBroadcast.Status.cancelled, "a stopping node starts no walk")
+                #expect(peers.apns.requestCount == 1)
+            }
         }
     }
 }

@@ -10,34 +10,31 @@ import Testing
 @testable import HeraldSilent
 
 /// What `SilentFrontDoor.make` refuses at start, and where a registration goes once made, on a
-/// store of its own and scripted providers (a node alone: every partition is its own).
+/// store of its own and the real providers of four apps, each talking to a mock APNs or FCM (a
+/// node alone: every partition is its own).
 @Suite struct SilentFrontDoorTests {
     /// `toot`: APNs production and FCM; `toot-dev`: APNs sandbox; `news`: APNs only; `droid`: FCM only.
-    static func providers() -> AppProviders {
-        AppProviders(
-            apps: [
-                .init(id: "toot", providers: [FakePushProvider(.apns), FakePushProvider(.fcm)]),
-                .init(id: "toot-dev", providers: [FakePushProvider(.apns, environment: .sandbox)]),
-                .init(id: "news", providers: [FakePushProvider(.apns)]),
-                .init(id: "droid", providers: [FakePushProvider(.fcm)]),
-            ],
-            defaultApp: nil,
-            metrics: DeliveryMetrics(factory: TestMetrics())
-        )
-    }
+    static let apps: [(id: String, peers: [ProviderPeers.Peer])] = [
+        ("toot", [.apns, .fcm]),
+        ("toot-dev", [.apnsSandbox]),
+        ("news", [.apns]),
+        ("droid", [.fcm]),
+    ]
 
     static func withContext(_ body: (FrontDoorContext) async throws -> Void) async throws {
-        try await withRegistry { store, registry in
-            try await body(
-                FrontDoorContext(
-                    registry: registry,
-                    markers: store.markers,
-                    delivery: Self.providers(),
-                    metrics: TestMetrics(),
-                    logger: Fixtures.logger,
-                    clock: TestClock()
+        try await ProviderPeers.with(apps: Self.apps) { peers in
+            try await withRegistry { store, registry in
+                try await body(
+                    FrontDoorContext(
+                        registry: registry,
+                        markers: store.markers,
+                        delivery: peers.providers,
+                        metrics: TestMetrics(),
+                        logger: Fixtures.logger,
+                        clock: TestClock()
+                    )
                 )
-            )
+            }
         }
     }
 

@@ -48,12 +48,10 @@ public actor ConnectionPool {
     private let logger: Logger
     /// Deadlines and back-off; a test clock in tests.
     private nonisolated let clock: DeliveryClock
-    private var connections: [HTTP2Connection] = []
+    /// The connections, opening, back-off and shutdown, as a value; this actor runs its actions.
+    private var machine: StateMachine<HTTP2Connection, DeliveryClock.Instant>
+    /// The connection being opened, so shutdown can wait for it.
     private var connecting: Task<HTTP2Connection, any Error>?
-    private var connectFailures = 0
-    private var lastConnectError: String?
-    private var nextConnectAt: DeliveryClock.Instant
-    private var isShuttingDown = false
     /// What every push reads: admission and the open connections, outside the actor so a push
     /// that finds a free stream never waits for it.
     private nonisolated let fast = FastPath()
@@ -81,15 +79,15 @@ public actor ConnectionPool {
         self.logger = logger
         let clock = DeliveryClock(clock)
         self.clock = clock
-        self.nextConnectAt = clock.now
+        self.machine = StateMachine(wanted: configuration.connections, backoff: configuration.backoff, now: clock.now)
     }
 
     /// Notifications admitted and not yet finished.
     public var queueDepth: Int { self.fast.admitted.load(ordering: .relaxed) }
     /// Connections open now.
-    public var openConnections: Int { self.connections.filter(\.isUsable).count }
+    public var openConnections: Int { self.machine.usable.count }
     /// Connection attempts that failed since start, by cause.
-    public private(set) var connectFailureCounts = ConnectFailures()
+    public var connectFailureCounts: ConnectFailures { self.machine.failureCounts }
 
     /// Delivers `request` within `deadline` (at most the configured one) and returns how it ended;
     /// throws `AdmissionError` only when it was not admitted (queue full, shutting down).
@@ -101,12 +99,9 @@ public actor ConnectionPool {
 
     /// Closes every connection; later `send` calls are refused.
     public func shutdown() async {
-        self.isShuttingDown = true
         self.fast.shuttingDown.store(true, ordering: .relaxed)
         self.fast.connections.withLock { $0 = [] }
-        let open = self.connections
-        self.connections = []
-        for connection in open { await connection.close() }
+        for connection in self.machine.shutDown() { await connection.close() }
         // A connection still opening is awaited, so nothing outlives the endpoint's event loops.
         if let connecting = self.connecting {
             connecting.cancel()
@@ -135,77 +130,52 @@ public actor ConnectionPool {
     /// `first` is the first attempt when `send(all:)` made it; `since` is when the request was
     /// admitted, now by default.
     private nonisolated func deliver(_ request: some ProviderRequest, deadline budget: Duration, since start: DeliveryClock.Instant? = nil, first: FirstAttempt? = nil) async -> DeliveryOutcome {
-        let deadline = (start ?? self.clock.now) + budget
-        var attempt = 0
-        var lastReason = "no attempt"
-        var refreshedCredentials = false
+        var attempts = Attempts(maximum: self.configuration.maximumAttempts, deadline: (start ?? self.clock.now) + budget, backoff: self.configuration.backoff)
         var random = SystemRandomNumberGenerator()
-        while attempt < self.configuration.maximumAttempts {
-            attempt += 1
-            let decision: AttemptVerdict
+        while attempts.count < attempts.maximum {
+            attempts.begin()
+            let verdict: AttemptVerdict
             var authorization: String?
             var used: HTTP2Connection?
-            if attempt == 1, let first {
-                decision = first.decision
+            if attempts.count == 1, let first {
+                verdict = first.decision
                 authorization = first.authorization
                 used = first.connection
             } else {
                 do {
-                    let connection = try await self.anyConnection(before: deadline)
+                    let connection = try await self.anyConnection(before: attempts.deadline)
                     used = connection
                     authorization = try await self.credentials?.authorization()
-                    let remaining = deadline - self.clock.now
-                    guard remaining > .zero else {
-                        return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt - 1) attempts: \(lastReason)"))
+                    guard let timeout = attempts.timeout(now: self.clock.now, requestTimeout: self.configuration.requestTimeout) else {
+                        return attempts.deadlinePassed
                     }
                     let headers = request.headerBlock(authority: connection.authority, authorization: authorization)
-                    let response = try await connection.send(headers: headers, body: request.body, deadline: min(self.configuration.requestTimeout, remaining))
-                    decision = request.decision(for: response)
+                    let response = try await connection.send(headers: headers, body: request.body, deadline: timeout)
+                    verdict = request.decision(for: response)
                 } catch {
-                    decision = self.decision(after: error, attempt: attempt)
+                    verdict = self.decision(after: error, attempt: attempts.count)
                 }
             }
-
-            switch decision {
+            let next = attempts.ended(verdict, now: self.clock.now, hasAuthorization: authorization != nil, using: &random)
+            if case .retry = verdict {
+                self.logger.debug("retrying a push", metadata: ["provider": "\(self.provider)", "attempt": "\(attempts.count)", "reason": "\(next.reason)"])
+            }
+            if next.refreshCredentials, let authorization { await self.credentials?.authorizationRejected(authorization) }
+            if next.retireConnection { used?.retire(reason: next.reason) }
+            switch next.then {
             case .finish(let outcome):
                 return outcome
-            case .retry(let reason, let after, let preparation):
-                lastReason = reason
-                self.logger.debug(
-                    "retrying a push",
-                    metadata: ["provider": "\(self.provider)", "attempt": "\(attempt)", "reason": "\(reason)", "then": "\(preparation)"]
-                )
-                if preparation == .refreshToken {
-                    // A fresh token that is refused too means the credentials, not their age, are
-                    // wrong: asking again would only repeat the refusal. Without a token (a client
-                    // certificate) there is nothing to refresh.
-                    guard !refreshedCredentials, let authorization else { return .failed(reason: reason) }
-                    refreshedCredentials = true
-                    await self.credentials?.authorizationRejected(authorization)
-                    used?.retire(reason: reason)
+            case .retry(let delay) where delay > .zero:
+                do {
+                    try await self.clock.sleep(for: delay)
+                } catch {
+                    return .failed(DeliveryFailure(.cancelled, "cancelled after \(attempts.count) attempts"))
                 }
-                if preparation == .newConnection {
-                    used?.retire(reason: reason)
-                }
-                guard attempt < self.configuration.maximumAttempts else { break }
-                // A connection-level failure or a refreshed token is retried at once; the
-                // provider's own refusals wait their back-off.
-                let delay =
-                    preparation != .none && after == nil
-                    ? Duration.zero : self.configuration.backoff.delay(afterAttempt: attempt, retryAfter: after, using: &random)
-                guard self.clock.now + delay < deadline else {
-                    return .failed(DeliveryFailure(.deadlineExceeded, "deadline exceeded after \(attempt) attempts: \(reason)"))
-                }
-                if delay > .zero {
-                    do {
-                        try await self.clock.sleep(for: delay)
-                    } catch {
-                        return .failed(DeliveryFailure(.cancelled, "cancelled after \(attempt) attempts"))
-                    }
-                }
+            case .retry:
+                continue
             }
         }
-        return .failed(DeliveryFailure(.retriesExhausted, "gave up after \(attempt) attempts: \(lastReason)"))
+        return attempts.exhausted
     }
 
     /// What a failed attempt means: finish with an outcome, or retry (after what).
@@ -404,11 +374,8 @@ public actor ConnectionPool {
     }
 
     private func openMissingConnections() async {
-        while !self.isShuttingDown, self.connections.filter(\.isUsable).count < self.configuration.connections {
-            if self.connecting == nil {
-                guard self.clock.now >= self.nextConnectAt else { return }
-                self.startConnecting()
-            }
+        while let fill = self.machine.fillWanted(now: self.clock.now) {
+            if case .connect(let avoiding) = fill { self.startConnecting(avoiding: avoiding) }
             guard let connecting = self.connecting, (try? await connecting.value) != nil else { return }
         }
     }
@@ -417,36 +384,32 @@ public actor ConnectionPool {
     /// connections up to the configured number as needed.
     private func connection(before deadline: DeliveryClock.Instant) async throws -> HTTP2Connection {
         while true {
-            guard !self.isShuttingDown else { throw self.shuttingDownError }
-            self.connections.removeAll { !$0.isUsable }
-            let usable = self.connections
+            let pick = self.machine.connectionWanted(now: self.clock.now, deadline: deadline)
+            let usable = self.machine.connections
             self.fast.connections.withLock { $0 = usable }
-            if let free = usable.filter({ $0.openStreams < $0.maxConcurrentStreams }).min(by: { $0.openStreams < $1.openStreams }) {
-                return free
+            switch pick {
+            case .use(let connection, let avoiding):
+                if let avoiding { self.startConnecting(avoiding: avoiding) }
+                return connection
+            case .connect(let avoiding):
+                self.startConnecting(avoiding: avoiding)
+                _ = try? await self.connecting?.value
+            case .waitForConnecting:
+                _ = try? await self.connecting?.value
+            case .sleep(let until):
+                try await Task.sleep(until: until, clock: self.clock)
+            case .fail(.shuttingDown):
+                throw self.shuttingDownError
+            case .fail(.noConnection(let reason)):
+                throw DeadlineExceeded(reason: reason)
             }
-            if usable.count < self.configuration.connections, self.connecting == nil, self.clock.now >= self.nextConnectAt {
-                self.startConnecting()
-            }
-            // Every connection is at its stream limit: queue on the least busy one (its permits
-            // admit the request as streams free up) while another connection may be opening.
-            if let leastBusy = usable.min(by: { $0.openStreams < $1.openStreams }) {
-                return leastBusy
-            }
-            if let connecting = self.connecting {
-                _ = try? await connecting.value
-                continue
-            }
-            guard self.nextConnectAt < deadline else {
-                throw DeadlineExceeded(reason: self.lastConnectError.map { "cannot connect: \($0)" } ?? "no connection")
-            }
-            try await Task.sleep(until: self.nextConnectAt, clock: self.clock)
         }
     }
 
-    private func startConnecting() {
+    private func startConnecting(avoiding used: Set<ObjectIdentifier>) {
+        self.machine.connecting()
         let configuration = self.configuration
         // A loop no open connection uses yet, when the group has one.
-        let used = Set(self.connections.filter(\.isUsable).map { ObjectIdentifier($0.eventLoop) })
         let group: any EventLoopGroup = self.group.makeIterator().first { !used.contains(ObjectIdentifier($0)) } ?? self.group
         self.connecting = Task {
             do {
@@ -472,26 +435,15 @@ public actor ConnectionPool {
 
     private func connected(_ connection: HTTP2Connection) {
         self.connecting = nil
-        self.connectFailures = 0
-        self.lastConnectError = nil
         // During shutdown `shutdown()` closes it after awaiting the connect.
-        guard !self.isShuttingDown else { return }
-        self.connections.append(connection)
-        let connections = self.connections
+        guard self.machine.connected(connection) else { return }
+        let connections = self.machine.connections
         self.fast.connections.withLock { $0 = connections }
     }
 
     private func connectFailed(_ error: any Error) {
         self.connecting = nil
-        self.connectFailures += 1
-        if ResourceExhaustion.isOutOfFileDescriptors(error) {
-            self.connectFailureCounts.outOfFiles += 1
-        } else {
-            self.connectFailureCounts.other += 1
-        }
-        self.lastConnectError = "\(error)"
-        let delay = self.configuration.backoff.delay(afterAttempt: self.connectFailures)
-        self.nextConnectAt = self.clock.now + delay
+        let delay = self.machine.connectFailed("\(error)", outOfFiles: ResourceExhaustion.isOutOfFileDescriptors(error), now: self.clock.now)
         self.logger.warning(
             "cannot connect to \(self.provider)",
             metadata: ["provider.host": "\(self.configuration.host)", "error": "\(error)", "retry.in": "\(delay)"]
