@@ -100,8 +100,9 @@ public actor ConnectionPool {
     /// Closes every connection; later `send` calls are refused.
     public func shutdown() async {
         self.fast.shuttingDown.store(true, ordering: .relaxed)
-        self.fast.connections.withLock { $0 = [] }
-        for connection in self.machine.shutDown() { await connection.close() }
+        let open = self.machine.shutDown()
+        self.publishConnections()
+        for connection in open { await connection.close() }
         // A connection still opening is awaited, so nothing outlives the endpoint's event loops.
         if let connecting = self.connecting {
             connecting.cancel()
@@ -332,14 +333,18 @@ public actor ConnectionPool {
     /// An open connection with a free stream, preferring the one on this task's event loop;
     /// `nil` when none has one now.
     private nonisolated func freeConnection() -> HTTP2Connection? {
-        self.fast.connections.withLock { connections -> HTTP2Connection? in
-            var best: HTTP2Connection?
-            for connection in connections where connection.isUsable && connection.openStreams < connection.maxConcurrentStreams {
-                if connection.eventLoop.inEventLoop { return connection }
-                if best.map({ connection.openStreams < $0.openStreams }) ?? true { best = connection }
-            }
-            return best
+        self.fast.connections.withLock { Self.free(among: $0) }
+    }
+
+    /// The one on the event loop this task runs on (no thread hop to send, none to resume), else
+    /// the least busy with a free stream.
+    private static func free(among connections: [HTTP2Connection]) -> HTTP2Connection? {
+        var best: HTTP2Connection?
+        for connection in connections where connection.isUsable && connection.openStreams < connection.maxConcurrentStreams {
+            if connection.eventLoop.inEventLoop { return connection }
+            if best.map({ connection.openStreams < $0.openStreams }) ?? true { best = connection }
         }
+        return best
     }
 
     private struct DeadlineExceeded: Error {
@@ -350,14 +355,7 @@ public actor ConnectionPool {
     /// event loop this task runs on (no thread hop to send, none to resume), else the least busy.
     /// The actor decides only when there is none (opening, queueing, waiting out a back-off).
     private nonisolated func anyConnection(before deadline: DeliveryClock.Instant) async throws -> HTTP2Connection {
-        let (free, open) = self.fast.connections.withLock { connections -> (HTTP2Connection?, Int) in
-            var best: HTTP2Connection?
-            for connection in connections where connection.isUsable && connection.openStreams < connection.maxConcurrentStreams {
-                if connection.eventLoop.inEventLoop { return (connection, connections.count) }
-                if best.map({ connection.openStreams < $0.openStreams }) ?? true { best = connection }
-            }
-            return (best, connections.count { $0.isUsable })
-        }
+        let (free, open) = self.fast.connections.withLock { connections in (Self.free(among: connections), connections.count { $0.isUsable }) }
         if open < self.configuration.connections { self.fillConnections() }
         if let free { return free }
         return try await self.connection(before: deadline)
@@ -385,8 +383,7 @@ public actor ConnectionPool {
     private func connection(before deadline: DeliveryClock.Instant) async throws -> HTTP2Connection {
         while true {
             let pick = self.machine.connectionWanted(now: self.clock.now, deadline: deadline)
-            let usable = self.machine.connections
-            self.fast.connections.withLock { $0 = usable }
+            self.publishConnections()
             switch pick {
             case .use(let connection, let avoiding):
                 if let avoiding { self.startConnecting(avoiding: avoiding) }
@@ -437,6 +434,12 @@ public actor ConnectionPool {
         self.connecting = nil
         // During shutdown `shutdown()` closes it after awaiting the connect.
         guard self.machine.connected(connection) else { return }
+        self.publishConnections()
+    }
+
+    /// Copies the machine's connections to where pushes read them without entering the actor;
+    /// after every event that changes them.
+    private func publishConnections() {
         let connections = self.machine.connections
         self.fast.connections.withLock { $0 = connections }
     }
