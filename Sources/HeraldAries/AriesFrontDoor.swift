@@ -16,19 +16,19 @@ public struct AriesFrontDoor: FrontDoor {
 
     public static func make(configuration: AriesConfiguration, context: FrontDoorContext) throws -> AriesFrontDoor? {
         guard configuration.isEnabled else { return nil }
-        guard let pool = context.delivery else {
+        guard let providers = context.delivery else {
             throw ConfigurationError(.invalidValue, "the Aries front door needs the apps it pushes to: configure apps.<app>.apns.* or apps.<app>.fcm.*")
         }
-        if let app = configuration.apnsApp, pool.provider(app: app, platform: .apns) == nil {
+        if let app = configuration.apnsApp, providers.provider(app: app, platform: .apns) == nil {
             throw ConfigurationError(.invalidValue, "configuration key aries.apns-app names '\(app)', which is not an app with APNs credentials (apps.\(app).apns.*)")
         }
-        if let app = configuration.fcmApp, pool.provider(app: app, platform: .fcm) == nil {
+        if let app = configuration.fcmApp, providers.provider(app: app, platform: .fcm) == nil {
             throw ConfigurationError(.invalidValue, "configuration key aries.fcm-app names '\(app)', which is not an app with FCM credentials (apps.\(app).fcm.*)")
         }
         let service = AriesService(
             configuration: configuration,
             registry: context.registry,
-            pool: pool,
+            providers: providers,
             markers: context.markers,
             routing: context.routing,
             metrics: AriesMetrics(factory: context.metrics),

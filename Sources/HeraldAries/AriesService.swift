@@ -20,7 +20,7 @@ public struct AriesService: Sendable {
 
     let configuration: AriesConfiguration
     let registry: Registry
-    let pool: AppProviders
+    let providers: AppProviders
     let markers: MessageMarkers
     let routing: PartitionRouting
     let metrics: AriesMetrics
@@ -244,7 +244,7 @@ public struct AriesService: Sendable {
             let kind: AriesProtocol = registration.device.platform == .fcm ? .fcm : .apns
             let outcome: DeliveryOutcome
             do {
-                outcome = try await self.pool.send(self.notification(for: registration, kind: kind, request: request))
+                outcome = try await self.providers.send(self.notification(for: registration, kind: kind, request: request))
             } catch {
                 outcome = .failed(DeliveryFailure(.overloaded, "\(error)"))
             }

@@ -10,7 +10,7 @@ public struct GorushFrontDoor: FrontDoor {
     let configuration: GorushConfiguration
 
     public static func make(configuration: GorushConfiguration, context: FrontDoorContext) throws -> GorushFrontDoor? {
-        guard let pool = context.delivery else { return nil }
+        guard let providers = context.delivery else { return nil }
         var routes = GorushRoutes<HeraldRequestContext>.Configuration()
         let dispatcher = configuration.sync ? nil : DeliveryQueue(limit: configuration.queueLimit)
         routes.dispatcher = dispatcher
@@ -25,7 +25,7 @@ public struct GorushFrontDoor: FrontDoor {
         routes.configurationText = context.configurationText
         routes.idempotency = GorushIdempotency(markers: context.markers, routing: context.routing, window: configuration.idempotencyWindow)
         return GorushFrontDoor(
-            routes: GorushRoutes(pool: pool, statistics: GorushStatistics(factory: context.metrics), configuration: routes),
+            routes: GorushRoutes(providers: providers, statistics: GorushStatistics(factory: context.metrics), configuration: routes),
             dispatcher: dispatcher,
             configuration: configuration
         )

@@ -32,12 +32,12 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         public init() {}
     }
 
-    let pool: AppProviders
+    let providers: AppProviders
     let configuration: Configuration
     let statistics: GorushStatistics
 
-    public init(pool: AppProviders, statistics: GorushStatistics, configuration: Configuration = .init()) {
-        self.pool = pool
+    public init(providers: AppProviders, statistics: GorushStatistics, configuration: Configuration = .init()) {
+        self.providers = providers
         self.statistics = statistics
         self.configuration = configuration
     }
@@ -148,7 +148,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             switch entry.enabledPlatform {
             case .ios:
                 // Several apps in one Herald: the topic names the app that owns it.
-                let app = entry.topic.flatMap { self.pool.appID(forTopic: $0) }
+                let app = entry.topic.flatMap { self.providers.appID(forTopic: $0) }
                 for var push in entry.apnsNotifications() {
                     push.device.app = app
                     sends.append((push, entry, "ios"))
@@ -182,7 +182,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             if let failure = await self.send(only.push, of: only.entry, platform: only.platform) { failures.append(failure) }
             return failures
         }
-        let results = await self.pool.send(all: sends.map(\.push))
+        let results = await self.providers.send(all: sends.map(\.push))
         for (send, result) in zip(sends, results) {
             if let failure = self.ended(send.push, of: send.entry, platform: send.platform, result) { failures.append(failure) }
         }
@@ -192,7 +192,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
     /// Delivers one push and returns its failure entry, if it failed.
     private func send(_ push: PushNotification, of entry: GorushNotification, platform: String) async -> GorushLogEntry? {
         do {
-            return self.ended(push, of: entry, platform: platform, .success(try await self.pool.send(push)))
+            return self.ended(push, of: entry, platform: platform, .success(try await self.providers.send(push)))
         } catch {
             return self.ended(push, of: entry, platform: platform, .failure(error))
         }

@@ -5,7 +5,7 @@ import ServiceLifecycle
 /// Keeps the delivery pool for the node's lifetime and closes its connections on shutdown.
 /// It stands after the store in the service list, so it stops before the store closes.
 struct DeliveryService: Service, DescribedByName {
-    let pool: AppProviders
+    let providers: AppProviders
 
     func run() async throws {
         do {
@@ -13,6 +13,6 @@ struct DeliveryService: Service, DescribedByName {
         } catch is CancellationError {
             // Cancelled rather than shut down gracefully: close the connections all the same.
         }
-        await self.pool.shutdown()
+        await self.providers.shutdown()
     }
 }

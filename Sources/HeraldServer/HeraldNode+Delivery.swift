@@ -10,7 +10,7 @@ extension HeraldNode {
     /// the registrations of dead tokens.
     struct Delivery {
         /// `nil` when no app is configured.
-        let pool: AppProviders?
+        let providers: AppProviders?
         /// `nil` without `feedback.url`.
         let feedback: FeedbackWebhook?
         let deadTokens: RegistryDeadTokenHandler
@@ -21,7 +21,7 @@ extension HeraldNode {
     static func makeDelivery(_ basis: Basis, registry: Registry, cluster: Cluster?) throws -> Delivery {
         let feedback = Self.makeFeedbackWebhook(basis)
         let deadTokens = RegistryDeadTokenHandler(registry: registry, routing: PartitionRouting(forwarder: cluster?.forwarder), logger: basis.logger)
-        let pool = try basis.configuration.makeAppProviders(
+        let providers = try basis.configuration.makeAppProviders(
             context: ProviderContext(
                 group: MultiThreadedEventLoopGroup.singleton,
                 metrics: DeliveryMetrics(factory: basis.metrics),
@@ -31,7 +31,7 @@ extension HeraldNode {
             deadTokenHandlers: [deadTokens],
             failureObservers: feedback.map { [$0] } ?? []
         )
-        return Delivery(pool: pool, feedback: feedback, deadTokens: deadTokens)
+        return Delivery(providers: providers, feedback: feedback, deadTokens: deadTokens)
     }
 
     private static func makeFeedbackWebhook(_ basis: Basis) -> FeedbackWebhook? {

@@ -18,7 +18,7 @@ extension HeraldNode {
         let context = FrontDoorContext(
             registry: registry,
             markers: basis.store.markers,
-            delivery: delivery.pool,
+            delivery: delivery.providers,
             metrics: basis.metrics,
             logger: basis.logger,
             configurationText: configurationText,

@@ -24,7 +24,7 @@ extension HeraldNode {
         if let feedback = delivery.feedback {
             services.append(DrainingService(work: { await feedback.run() }, finish: { feedback.finish() }))
         }
-        if let pool = delivery.pool { services.append(DeliveryService(pool: pool)) }
+        if let providers = delivery.providers { services.append(DeliveryService(providers: providers)) }
         for frontDoor in frontDoors { services.append(contentsOf: frontDoor.services) }
         if let operations = listeners.operations { services.append(operations) }
         // Last, so it stops first: nothing is forwarded here once shutdown begins.

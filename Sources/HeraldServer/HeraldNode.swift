@@ -63,7 +63,7 @@ public struct HeraldNode: Sendable {
                 store: store,
                 log: log,
                 metrics: basis.metricsRegistry,
-                delivery: delivery.pool,
+                delivery: delivery.providers,
                 frontDoors: frontDoors,
                 forwarder: cluster?.forwarder,
                 clusterBackend: cluster?.backend,

@@ -15,13 +15,13 @@ public struct SilentFrontDoor: FrontDoor {
 
     public static func make(configuration: SilentConfiguration, context: FrontDoorContext) throws -> SilentFrontDoor? {
         guard configuration.isEnabled else { return nil }
-        guard let pool = context.delivery else {
+        guard let providers = context.delivery else {
             throw ConfigurationError(.invalidValue, "silent sync needs the apps it pushes to: configure apps.<app>.apns.* or apps.<app>.fcm.*")
         }
         for service in configuration.allServices {
             let key = service.name == SilentService.defaultName ? "silent.app" : "silent.services (service '\(service.name)')"
-            let apns = pool.provider(app: service.app, platform: .apns)
-            guard apns != nil || pool.provider(app: service.app, platform: .fcm) != nil else {
+            let apns = providers.provider(app: service.app, platform: .apns)
+            guard apns != nil || providers.provider(app: service.app, platform: .fcm) != nil else {
                 throw ConfigurationError(.invalidValue, "configuration key \(key) names '\(service.app)', which is not an app with APNs or FCM credentials")
             }
             // IOS and IOD tokens are BadDeviceToken in each other's environment: a mix-up would
@@ -31,7 +31,7 @@ public struct SilentFrontDoor: FrontDoor {
             }
             if let sandbox = service.sandboxApp {
                 let sandboxKey = service.name == SilentService.defaultName ? "silent.sandbox-app" : key
-                guard pool.provider(app: sandbox, platform: .apns)?.apnsEnvironment == .sandbox else {
+                guard providers.provider(app: sandbox, platform: .apns)?.apnsEnvironment == .sandbox else {
                     throw ConfigurationError(.invalidValue, "configuration key \(sandboxKey) names '\(sandbox)', which is not an app with APNs credentials for the sandbox environment")
                 }
             }
@@ -39,7 +39,7 @@ public struct SilentFrontDoor: FrontDoor {
         let metrics = SilentMetrics(factory: context.metrics)
         let wallClock: @Sendable () -> Date = { Date() }
         let sender = SilentSender(
-            pool: pool,
+            providers: providers,
             configuration: configuration,
             limiter: DeviceRateLimiter(perHour: configuration.rateLimit, clock: context.clock),
             metrics: metrics,
@@ -47,7 +47,7 @@ public struct SilentFrontDoor: FrontDoor {
         )
         let sync = SilentSync(
             services: Dictionary(configuration.allServices.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
-            pool: pool,
+            providers: providers,
             registrations: SilentRegistrations(registry: context.registry, deadTokens: context.deadTokens, logger: context.logger),
             view: context.registry.view,
             sender: sender,

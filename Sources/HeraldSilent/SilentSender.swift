@@ -21,14 +21,14 @@ public struct SilentSender: Sendable {
     static let apnsPayload = Array(#"{"aps":{"content-available":1}}"#.utf8)
     static let fcmPayload = Array(#"{"data":{"sync":"1"}}"#.utf8)
 
-    let pool: AppProviders
+    let providers: AppProviders
     let configuration: SilentConfiguration
     let limiter: DeviceRateLimiter
     let metrics: SilentMetrics
     let wallClock: @Sendable () -> Date
 
-    init(pool: AppProviders, configuration: SilentConfiguration, limiter: DeviceRateLimiter, metrics: SilentMetrics, wallClock: @escaping @Sendable () -> Date) {
-        self.pool = pool
+    init(providers: AppProviders, configuration: SilentConfiguration, limiter: DeviceRateLimiter, metrics: SilentMetrics, wallClock: @escaping @Sendable () -> Date) {
+        self.providers = providers
         self.configuration = configuration
         self.limiter = limiter
         self.metrics = metrics
@@ -63,7 +63,7 @@ public struct SilentSender: Sendable {
         }
         let outcome: Outcome
         do {
-            switch try await self.pool.send(notification) {
+            switch try await self.providers.send(notification) {
             case .delivered: outcome = .delivered
             case .deadToken: outcome = .deadToken
             case .rejected, .failed: outcome = .failed

@@ -13,7 +13,7 @@ public struct SilentSync: Sendable {
     public static let maximumDevicesPerRequest = 1000
 
     let services: [String: SilentService]
-    let pool: AppProviders
+    let providers: AppProviders
     let registrations: SilentRegistrations
     let view: any RegistryView
     let sender: SilentSender
@@ -26,9 +26,9 @@ public struct SilentSync: Sendable {
     /// The app a registration of `type` reaches in `service`, if the service delivers to it.
     func app(for type: SilentRegistrationRequest.PushType, in service: SilentService) -> String? {
         switch type {
-        case .ios: self.pool.provider(app: service.app, platform: .apns) != nil ? service.app : nil
-        case .and: self.pool.provider(app: service.app, platform: .fcm) != nil ? service.app : nil
-        case .iod: service.sandboxApp.flatMap { self.pool.provider(app: $0, platform: .apns) != nil ? $0 : nil }
+        case .ios: self.providers.provider(app: service.app, platform: .apns) != nil ? service.app : nil
+        case .and: self.providers.provider(app: service.app, platform: .fcm) != nil ? service.app : nil
+        case .iod: service.sandboxApp.flatMap { self.providers.provider(app: $0, platform: .apns) != nil ? $0 : nil }
         }
     }
 

@@ -28,7 +28,7 @@ public struct StatusFrontDoor: FrontDoor {
         } else if let delivery = context.delivery {
             let handOver = DeliveryQueue(limit: configuration.queueLimit)
             dispatcher = handOver
-            pushes = StatusPoolDelivery(pool: delivery, dispatcher: handOver, logger: context.logger)
+            pushes = StatusPoolDelivery(providers: delivery, dispatcher: handOver, logger: context.logger)
         } else {
             throw ConfigurationError(
                 .invalidValue,

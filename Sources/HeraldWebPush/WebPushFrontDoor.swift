@@ -12,7 +12,7 @@ public struct WebPushFrontDoor: FrontDoor {
 
     public static func make(configuration: WebPushConfiguration, context: FrontDoorContext) throws -> WebPushFrontDoor? {
         guard configuration.isEnabled else { return nil }
-        guard let pool = context.delivery else {
+        guard let providers = context.delivery else {
             throw ConfigurationError(.invalidValue, "the Web Push relay needs the apps it relays to: configure apps.<app>.apns.* or apps.<app>.fcm.*")
         }
         for relay in configuration.allRelays {
@@ -23,7 +23,7 @@ public struct WebPushFrontDoor: FrontDoor {
             for role in roles {
                 guard let app = role.app else { continue }
                 let name = isDefault ? "webpush.\(role.key)" : "webpush.relays (relay '\(relay.name)')"
-                guard let endpoint = pool.provider(app: app, platform: .apns) else {
+                guard let endpoint = providers.provider(app: app, platform: .apns) else {
                     throw ConfigurationError(.invalidValue, "configuration key \(name) names '\(app)', which is not an app with APNs credentials (apps.\(app).apns.*)")
                 }
                 // Tokens of one environment are BadDeviceToken in the other: a relay app of the
@@ -37,11 +37,11 @@ public struct WebPushFrontDoor: FrontDoor {
                 }
             }
         }
-        for app in configuration.fcmApps where pool.provider(app: app, platform: .fcm) == nil {
+        for app in configuration.fcmApps where providers.provider(app: app, platform: .fcm) == nil {
             throw ConfigurationError(.invalidValue, "configuration key webpush.fcm-apps names '\(app)', which is not an app with FCM credentials (apps.\(app).fcm.*)")
         }
         let relay = WebPushRelay(
-            pool: pool,
+            providers: providers,
             configuration: configuration,
             markers: context.markers,
             metrics: WebPushMetrics(factory: context.metrics),

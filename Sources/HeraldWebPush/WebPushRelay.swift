@@ -17,7 +17,7 @@ public struct WebPushRelay: Sendable {
     /// After the provider refused the request for a reason of Herald's configuration.
     static let configurationRetryAfter = 300
 
-    let pool: AppProviders
+    let providers: AppProviders
     let configuration: WebPushConfiguration
     let relays: [String: RelayDefinition]
     let fcmApps: Set<String>
@@ -32,7 +32,7 @@ public struct WebPushRelay: Sendable {
     let wallClock: @Sendable () -> Date
 
     public init(
-        pool: AppProviders,
+        providers: AppProviders,
         configuration: WebPushConfiguration,
         markers: MessageMarkers,
         metrics: WebPushMetrics,
@@ -40,7 +40,7 @@ public struct WebPushRelay: Sendable {
         clock: some Clock<Duration> = ContinuousClock(),
         wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.pool = pool
+        self.providers = providers
         self.configuration = configuration
         self.relays = Dictionary(configuration.allRelays.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.fcmApps = Set(configuration.fcmApps)
@@ -192,7 +192,7 @@ public struct WebPushRelay: Sendable {
         notification.deadline = self.configuration.deliveryDeadline
         let outcome: DeliveryOutcome
         do {
-            outcome = try await self.pool.send(notification)
+            outcome = try await self.providers.send(notification)
         } catch {
             return RelayAnswer(
                 status: 429,

@@ -23,7 +23,7 @@ import Testing
         let endpoint = APNSProvider(configuration: configuration, tokens: tokens, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test"))
         let pool = AppProviders(apps: [.init(id: "status", providers: [endpoint])], defaultApp: nil, metrics: DeliveryMetrics(factory: TestNoOpMetrics()))
         let router = Router()
-        GorushRoutes<BasicRequestContext>(pool: pool, statistics: GorushStatistics(factory: TestNoOpMetrics())).register(on: router)
+        GorushRoutes<BasicRequestContext>(providers: pool, statistics: GorushStatistics(factory: TestNoOpMetrics())).register(on: router)
         let app = Application(router: router)
         do {
             try await app.test(.router) { client in try await body(client, mock) }
@@ -153,7 +153,7 @@ struct TestNoOpMetrics: MetricsFactory {
         #expect(pool.appID(forTopic: "com.example.chat.voip") == "chat")
         #expect(pool.appID(forTopic: "com.example.chatty") == nil)
         let router = Router()
-        GorushRoutes<BasicRequestContext>(pool: pool, statistics: GorushStatistics(factory: TestNoOpMetrics())).register(on: router)
+        GorushRoutes<BasicRequestContext>(providers: pool, statistics: GorushStatistics(factory: TestNoOpMetrics())).register(on: router)
         try await Application(router: router).test(.router) { client in
             let token = String(repeating: "12", count: 32)
             let body = #"{"notifications":[{"tokens":["\#(token)"],"platform":1,"message":"a","topic":"com.example.chat"},{"tokens":["\#(token)"],"platform":1,"message":"b","topic":"com.example.wallet"},{"tokens":["\#(token)"],"platform":1,"message":"c"}]}"#

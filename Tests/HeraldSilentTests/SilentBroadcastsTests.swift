@@ -16,7 +16,7 @@ import Testing
         configuration.app = "toot"
         let metrics = TestMetrics()
         let sender = SilentSender(
-            pool: providers,
+            providers: providers,
             configuration: configuration,
             limiter: DeviceRateLimiter(perHour: 0, clock: clock),
             metrics: SilentMetrics(factory: metrics),

@@ -47,7 +47,7 @@ import Testing
         }
         try await ProviderPeers.with(clock: clock, metrics: metrics, deadTokenHandlers: [deadTokens], endpoint: endpoint) { peers in
             let sender = SilentSender(
-                pool: peers.providers,
+                providers: peers.providers,
                 configuration: configuration,
                 limiter: DeviceRateLimiter(perHour: perHour, clock: clock),
                 metrics: SilentMetrics(factory: metrics),

@@ -1,7 +1,7 @@
 public import HeraldConfig
 public import HeraldCore
 
-extension APNSProvider: ConfigurablePushProvider {
+extension APNSProvider: ConfigurablePushProvider, PooledProvider {
     public var name: String { "apns" }
     public var platform: Platform { .apns }
     public var apnsEnvironment: APNSAppConfiguration.Environment? { self.configuration.environment }

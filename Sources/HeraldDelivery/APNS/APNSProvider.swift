@@ -28,7 +28,7 @@ public struct APNSProvider: Sendable {
     }
 
     public let configuration: Configuration
-    private let endpoint: ConnectionPool
+    let pool: ConnectionPool
 
     /// `tokens` is `nil` with certificate authentication (the client certificate is in
     /// `configuration.endpoint`). `clock` times deadlines and back-off.
@@ -40,7 +40,7 @@ public struct APNSProvider: Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
-        self.endpoint = ConnectionPool(
+        self.pool = ConnectionPool(
             provider: "APNs",
             configuration: configuration.endpoint,
             credentials: tokens,
@@ -49,12 +49,6 @@ public struct APNSProvider: Sendable {
             clock: clock
         )
     }
-
-    /// Notifications admitted and not yet finished.
-    public var queueDepth: Int { get async { await self.endpoint.queueDepth } }
-    /// Connections open now.
-    public var openConnections: Int { get async { await self.endpoint.openConnections } }
-    public var connectFailures: ConnectFailures { get async { await self.endpoint.connectFailureCounts } }
 
     /// Delivers `notification` and returns how it ended; throws `AdmissionError` only when it was
     /// not admitted (queue full, shutting down).
@@ -65,16 +59,16 @@ public struct APNSProvider: Sendable {
         } catch {
             return error.outcome
         }
-        return try await self.endpoint.send(request, deadline: notification.deadline)
+        return try await self.pool.send(request, deadline: notification.deadline)
     }
 
     /// Delivers each notification as `send` does; first attempts leave together.
     public func send(all notifications: [PushNotification]) async -> [DeliveryResult] {
-        await self.endpoint.send(all: notifications) { notification throws(APNSRequestError) in try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic) }
+        await self.pool.send(all: notifications) { notification throws(APNSRequestError) in try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic) }
     }
 
     /// Closes every connection; later `send` calls are refused.
     public func shutdown() async {
-        await self.endpoint.shutdown()
+        await self.pool.shutdown()
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 public import HeraldConfig
 public import HeraldCore
 
-extension FCMProvider: ConfigurablePushProvider {
+extension FCMProvider: ConfigurablePushProvider, PooledProvider {
     public var name: String { "fcm" }
     public var platform: Platform { .fcm }
 

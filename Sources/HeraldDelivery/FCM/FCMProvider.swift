@@ -27,7 +27,7 @@ public struct FCMProvider: Sendable {
 
     public let configuration: Configuration
     public let tokens: FCMTokenManager
-    private let endpoint: ConnectionPool
+    let pool: ConnectionPool
 
     /// `clock` times deadlines and back-off.
     public init(
@@ -39,7 +39,7 @@ public struct FCMProvider: Sendable {
     ) {
         self.configuration = configuration
         self.tokens = tokens
-        self.endpoint = ConnectionPool(
+        self.pool = ConnectionPool(
             provider: "FCM",
             configuration: configuration.endpoint,
             credentials: tokens,
@@ -48,12 +48,6 @@ public struct FCMProvider: Sendable {
             clock: clock
         )
     }
-
-    /// Notifications admitted and not yet finished.
-    public var queueDepth: Int { get async { await self.endpoint.queueDepth } }
-    /// Connections open now.
-    public var openConnections: Int { get async { await self.endpoint.openConnections } }
-    public var connectFailures: ConnectFailures { get async { await self.endpoint.connectFailureCounts } }
 
     /// Delivers `notification` and returns how it ended; throws `AdmissionError` only when it was
     /// not admitted (queue full, shutting down).
@@ -64,7 +58,7 @@ public struct FCMProvider: Sendable {
         } catch {
             return error.outcome
         }
-        return try await self.endpoint.send(request, deadline: notification.deadline)
+        return try await self.pool.send(request, deadline: notification.deadline)
     }
 
     /// Google Cloud project ids and numbers, legacy domain-scoped ids (`example.com:name`)
@@ -82,12 +76,12 @@ public struct FCMProvider: Sendable {
 
     /// Delivers each notification as `send` does; first attempts leave together.
     public func send(all notifications: [PushNotification]) async -> [DeliveryResult] {
-        await self.endpoint.send(all: notifications) { notification throws(FCMRequestError) in try FCMRequest(notification, projectID: self.configuration.projectID) }
+        await self.pool.send(all: notifications) { notification throws(FCMRequestError) in try FCMRequest(notification, projectID: self.configuration.projectID) }
     }
 
     /// Closes every connection, the token endpoint's included; later `send` calls are refused.
     public func shutdown() async {
-        await self.endpoint.shutdown()
+        await self.pool.shutdown()
         await self.tokens.shutdown()
     }
 }

@@ -12,12 +12,12 @@ public import Logging
 /// Pushes are handed to a dispatcher and delivered after the answer, as gorush (async by default)
 /// lets status-go answer at once: a slow provider delays neither the sender nor the next message.
 public struct StatusPoolDelivery: StatusPushDelivery {
-    let pool: AppProviders
+    let providers: AppProviders
     let dispatcher: DeliveryQueue
     let logger: Logger
 
-    public init(pool: AppProviders, dispatcher: DeliveryQueue, logger: Logger) {
-        self.pool = pool
+    public init(providers: AppProviders, dispatcher: DeliveryQueue, logger: Logger) {
+        self.providers = providers
         self.dispatcher = dispatcher
         self.logger = logger
     }
@@ -31,7 +31,7 @@ public struct StatusPoolDelivery: StatusPushDelivery {
                 do {
                     // Outcomes reach metrics, feedback and the dead-token handler in the pool;
                     // status-go's reports do not depend on them.
-                    _ = try await self.pool.send(notification)
+                    _ = try await self.providers.send(notification)
                 } catch {
                     self.logger.warning("status push not admitted", metadata: ["id": "\(notification.id)", "error": "\(error)"])
                 }
@@ -48,7 +48,7 @@ public struct StatusPoolDelivery: StatusPushDelivery {
     func notification(for push: StatusPush) -> PushNotification {
         var device = push.device
         if device.app == nil, !push.topic.isEmpty {
-            device.app = self.pool.appID(forTopic: push.topic)
+            device.app = self.providers.appID(forTopic: push.topic)
         }
         let data: [(String, JSONValue)] = [
             ("chatId", .string(push.chatID)),
