@@ -63,16 +63,10 @@ public struct AppProviders: Sendable {
         do {
             outcome = try await self.deliver(notification, appID: appID)
         } catch {
-            // Not admitted: the caller hears it, and so does feedback, for callers that
-            // have already answered theirs.
-            let event = FeedbackEvent(notification, app: appID, outcome: .failed(DeliveryFailure(.overloaded, "not admitted: \(error.message)")))
-            for observer in self.failureObservers { observer.pushFailed(event) }
+            self.report(notification, app: appID, .failure(error))
             throw error
         }
-        if outcome != .delivered {
-            let event = FeedbackEvent(notification, app: appID, outcome: outcome)
-            for observer in self.failureObservers { observer.pushFailed(event) }
-        }
+        self.report(notification, app: appID, .success(outcome))
         return outcome
     }
 
@@ -103,19 +97,23 @@ public struct AppProviders: Sendable {
         for (index, result) in batchResults { results[index] = result }
         return zip(notifications, results).map { notification, result in
             let result = result ?? .failure(AdmissionError(.overloaded, "not sent", retryAfter: .seconds(1)))
-            let appID = notification.device.app ?? self.defaultApp
-            switch result {
-            case .success(let outcome) where outcome != .delivered:
-                let event = FeedbackEvent(notification, app: appID, outcome: outcome)
-                for observer in self.failureObservers { observer.pushFailed(event) }
-            case .failure(let error):
-                let event = FeedbackEvent(notification, app: appID, outcome: .failed(DeliveryFailure(.overloaded, "not admitted: \(error.message)")))
-                for observer in self.failureObservers { observer.pushFailed(event) }
-            default:
-                break
-            }
+            self.report(notification, app: notification.device.app ?? self.defaultApp, result)
             return result
         }
+    }
+
+    /// Tells every failure observer of a push that was not delivered; one never admitted too, for
+    /// callers that have already answered theirs.
+    private func report(_ notification: PushNotification, app appID: String?, _ result: Result<DeliveryOutcome, AdmissionError>) {
+        let outcome: DeliveryOutcome
+        switch result {
+        case .success(.delivered): return
+        case .success(let failed): outcome = failed
+        case .failure(let error): outcome = .failed(DeliveryFailure(.overloaded, "not admitted: \(error.message)"))
+        }
+        guard !self.failureObservers.isEmpty else { return }
+        let event = FeedbackEvent(notification, app: appID, outcome: outcome)
+        for observer in self.failureObservers { observer.pushFailed(event) }
     }
 
     /// One provider's share of `send(all:)`, recorded as `deliver` records a push.
