@@ -56,21 +56,14 @@ public struct AppProviders: Sendable {
         self.apps.first { $0.value.providers.contains { $0.serves(topic: topic) } }?.key
     }
 
-    /// Delivers `notification`; throws `AdmissionError` only when it was not admitted.
+    /// Delivers `notification`, as a batch of one; throws `AdmissionError` only when it was not
+    /// admitted.
     public func send(_ notification: PushNotification) async throws(AdmissionError) -> DeliveryOutcome {
-        let appID = notification.device.app ?? self.defaultApp
-        let outcome: DeliveryOutcome
-        do {
-            outcome = try await self.deliver(notification, appID: appID)
-        } catch {
-            self.report(notification, app: appID, .failure(error))
-            throw error
-        }
-        self.report(notification, app: appID, .success(outcome))
-        return outcome
+        try await self.send(all: [notification])[0].get()
     }
 
-    /// Delivers every notification as `send` does, in order. Those for one provider go to it
+    /// Delivers every notification, in order: each to an outcome, or refused with
+    /// `AdmissionError` when its provider did not admit it. Those for one provider go to it
     /// together (`PushProvider.send(all:)`): a request with many tokens costs no task per token.
     public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, AdmissionError>] {
         var results = [Result<DeliveryOutcome, AdmissionError>?](repeating: nil, count: notifications.count)
@@ -116,7 +109,7 @@ public struct AppProviders: Sendable {
         for observer in self.failureObservers { observer.pushFailed(event) }
     }
 
-    /// One provider's share of `send(all:)`, recorded as `deliver` records a push.
+    /// One provider's share of `send(all:)`: its outcomes recorded and its dead tokens reported.
     private func send(batch slots: [Int], of notifications: [PushNotification], appID: String, provider: any PushProvider) async -> [(Int, Result<DeliveryOutcome, AdmissionError>)] {
         let sent = await provider.send(all: slots.map { notifications[$0] })
         var ended: [(Int, Result<DeliveryOutcome, AdmissionError>)] = []
@@ -152,24 +145,6 @@ public struct AppProviders: Sendable {
             return .settled(.failed(DeliveryFailure(.tooManyRequests, "TooManyRequests: this device was sent more than \(limiter.perMinute) pushes a minute")))
         }
         return .provider(appID: appID, provider)
-    }
-
-    private func deliver(_ notification: PushNotification, appID named: String?) async throws(AdmissionError) -> DeliveryOutcome {
-        let (appID, provider): (String, any PushProvider)
-        switch self.route(notification, appID: named) {
-        case .settled(let outcome): return outcome
-        case .provider(let id, let found): (appID, provider) = (id, found)
-        }
-        let start = ContinuousClock.now
-        let outcome: DeliveryOutcome
-        do {
-            outcome = try await provider.send(notification)
-        } catch {
-            self.metrics.recordOverloaded(provider: provider.name, app: appID)
-            throw error
-        }
-        await self.finished(notification, appID: appID, provider: provider, outcome: outcome, duration: ContinuousClock.now - start)
-        return outcome
     }
 
     /// Records a provider's outcome and reports a dead token.

@@ -14,10 +14,8 @@ public protocol PushProvider: Sendable {
     /// Whether notifications addressed to `topic` belong to this provider's app (APNs: its bundle
     /// id, or the bundle id with a push-type suffix).
     func serves(topic: String) -> Bool
-    /// Delivers `notification`; throws only when it was not admitted (queue full, shutting down).
-    func send(_ notification: PushNotification) async throws(AdmissionError) -> DeliveryOutcome
-    /// Delivers every notification as `send` does, in order; a `AdmissionError` where one was not
-    /// admitted. A provider may send them together for less than a task each.
+    /// Delivers every notification, in order: each ends in an outcome, or in an `AdmissionError`
+    /// when it was not admitted (queue full, shutting down). One push is a batch of one.
     func send(all notifications: [PushNotification]) async -> [DeliveryResult]
     /// Notifications admitted and not yet finished.
     var queueDepth: Int { get async }
@@ -42,24 +40,9 @@ extension PushProvider {
 extension PushProvider {
     public func serves(topic: String) -> Bool { false }
 
-    /// A task each.
-    public func send(all notifications: [PushNotification]) async -> [DeliveryResult] {
-        await withTaskGroup(of: (Int, DeliveryResult).self) { group in
-            for (index, notification) in notifications.enumerated() {
-                group.addTask {
-                    let start = ContinuousClock.now
-                    do throws(AdmissionError) {
-                        let outcome = try await self.send(notification)
-                        return (index, DeliveryResult(.success(outcome), duration: ContinuousClock.now - start))
-                    } catch {
-                        return (index, DeliveryResult(.failure(error), duration: ContinuousClock.now - start))
-                    }
-                }
-            }
-            var endings = [DeliveryResult](repeating: DeliveryResult(.failure(AdmissionError(.overloaded, "not sent", retryAfter: .seconds(1))), duration: .zero), count: notifications.count)
-            for await (index, ending) in group { endings[index] = ending }
-            return endings
-        }
+    /// One push, as a batch of one; throws only when it was not admitted.
+    public func send(_ notification: PushNotification) async throws(AdmissionError) -> DeliveryOutcome {
+        try await self.send(all: [notification])[0].result.get()
     }
 }
 

@@ -176,26 +176,11 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             }
         }
         defer { self.configuration.pending?.release(sends.count) }
-        // One push, the commonest call, is sent from this task: a child task would cost a task
-        // and a switch for nothing.
-        if sends.count == 1, let only = sends.first {
-            if let failure = await self.send(only.push, of: only.entry, platform: only.platform) { failures.append(failure) }
-            return failures
-        }
         let results = await self.providers.send(all: sends.map(\.push))
         for (send, result) in zip(sends, results) {
             if let failure = self.ended(send.push, of: send.entry, platform: send.platform, result) { failures.append(failure) }
         }
         return failures
-    }
-
-    /// Delivers one push and returns its failure entry, if it failed.
-    private func send(_ push: PushNotification, of entry: GorushNotification, platform: String) async -> GorushLogEntry? {
-        do {
-            return self.ended(push, of: entry, platform: platform, .success(try await self.providers.send(push)))
-        } catch {
-            return self.ended(push, of: entry, platform: platform, .failure(error))
-        }
     }
 
     /// Counts one push's end and returns its failure entry, if it failed.

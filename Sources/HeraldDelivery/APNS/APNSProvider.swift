@@ -50,19 +50,8 @@ public struct APNSProvider: Sendable {
         )
     }
 
-    /// Delivers `notification` and returns how it ended; throws `AdmissionError` only when it was
-    /// not admitted (queue full, shutting down).
-    public func send(_ notification: PushNotification) async throws(AdmissionError) -> DeliveryOutcome {
-        let request: APNSRequest
-        do {
-            request = try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic)
-        } catch {
-            return error.outcome
-        }
-        return try await self.pool.send(request, deadline: notification.deadline)
-    }
-
-    /// Delivers each notification as `send` does; first attempts leave together.
+    /// Delivers each notification; first attempts leave together. A notification that is no
+    /// valid request ends as the provider would answer it, without being sent.
     public func send(all notifications: [PushNotification]) async -> [DeliveryResult] {
         await self.pool.send(all: notifications) { notification throws(APNSRequestError) in try APNSRequest(notification, defaultTopic: self.configuration.defaultTopic) }
     }

@@ -89,14 +89,6 @@ public actor ConnectionPool {
     /// Connection attempts that failed since start, by cause.
     public var connectFailureCounts: ConnectFailures { self.machine.failureCounts }
 
-    /// Delivers `request` within `deadline` (at most the configured one) and returns how it ended;
-    /// throws `AdmissionError` only when it was not admitted (queue full, shutting down).
-    public nonisolated func send(_ request: some ProviderRequest, deadline: Duration? = nil) async throws(AdmissionError) -> DeliveryOutcome {
-        try self.admit()
-        defer { self.fast.admitted.subtract(1, ordering: .relaxed) }
-        return await self.deliver(request, deadline: min(deadline ?? self.configuration.deadline, self.configuration.deadline))
-    }
-
     /// Closes every connection; later `send` calls are refused.
     public func shutdown() async {
         self.fast.shuttingDown.store(true, ordering: .relaxed)
@@ -213,9 +205,11 @@ public actor ConnectionPool {
         var authorization: String?
     }
 
-    /// Delivers several requests, as `send` does each. Their first attempts leave together on one
-    /// connection with free streams and are awaited together, without a task each; only those
-    /// that need more (a retry, no free stream) take `deliver`'s path, in a task each.
+    /// Delivers requests, each within its deadline (at most the configured one), to an outcome,
+    /// or refuses it with `AdmissionError` (queue full, shutting down). Their first attempts leave
+    /// together on one connection with free streams and are awaited together, without a task
+    /// each; only those that need more (a retry, no free stream) take `deliver`'s path, in a task
+    /// each. One request is a batch of one and goes to `deliver` from this task.
     public nonisolated func send<Request: ProviderRequest>(all requests: [(request: Request, deadline: Duration?)]) async -> [DeliveryResult] {
         let began = ContinuousClock.now
         var results = [DeliveryResult?](repeating: nil, count: requests.count)

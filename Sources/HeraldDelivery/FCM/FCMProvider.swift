@@ -49,18 +49,6 @@ public struct FCMProvider: Sendable {
         )
     }
 
-    /// Delivers `notification` and returns how it ended; throws `AdmissionError` only when it was
-    /// not admitted (queue full, shutting down).
-    public func send(_ notification: PushNotification) async throws(AdmissionError) -> DeliveryOutcome {
-        let request: FCMRequest
-        do {
-            request = try FCMRequest(notification, projectID: self.configuration.projectID)
-        } catch {
-            return error.outcome
-        }
-        return try await self.pool.send(request, deadline: notification.deadline)
-    }
-
     /// Google Cloud project ids and numbers, legacy domain-scoped ids (`example.com:name`)
     /// included. It becomes part of `:path`, which the HTTP/2 layer sends unchecked.
     public static func isValidProjectID(_ id: String) -> Bool {
@@ -74,7 +62,8 @@ public struct FCMProvider: Sendable {
             }
     }
 
-    /// Delivers each notification as `send` does; first attempts leave together.
+    /// Delivers each notification; first attempts leave together. A notification that is no
+    /// valid request ends as the provider would answer it, without being sent.
     public func send(all notifications: [PushNotification]) async -> [DeliveryResult] {
         await self.pool.send(all: notifications) { notification throws(FCMRequestError) in try FCMRequest(notification, projectID: self.configuration.projectID) }
     }
