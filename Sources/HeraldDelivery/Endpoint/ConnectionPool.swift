@@ -48,20 +48,25 @@ public actor ConnectionPool {
     private let logger: Logger
     /// Deadlines and back-off; a test clock in tests.
     private nonisolated let clock: DeliveryClock
-    /// The connections, opening, back-off and shutdown, as a value; this actor runs its actions.
-    private var machine: StateMachine<HTTP2Connection, DeliveryClock.Instant>
     /// The connection being opened, so shutdown can wait for it.
     private var connecting: Task<HTTP2Connection, any Error>?
-    /// What every push reads: admission and the open connections, outside the actor so a push
-    /// that finds a free stream never waits for it.
-    private nonisolated let fast = FastPath()
+    /// What every push reads: admission and the connections, outside the actor so a push that
+    /// finds a free stream never waits for it.
+    private nonisolated let fast: FastPath
 
     private final class FastPath: Sendable {
         let admitted = Atomic<Int>(0)
         let shuttingDown = Atomic<Bool>(false)
-        let connections = Mutex<[HTTP2Connection]>([])
+        /// The connections, opening, back-off and shutdown, as a value. Pushes only read it; the
+        /// actor makes every change, one event under the lock at a time, and runs the event's
+        /// action after unlocking.
+        let machine: Mutex<StateMachine<HTTP2Connection, DeliveryClock.Instant>>
         /// Set while a task is opening the connections still missing.
         let filling = Atomic<Bool>(false)
+
+        init(_ machine: StateMachine<HTTP2Connection, DeliveryClock.Instant>) {
+            self.machine = Mutex(machine)
+        }
     }
 
     public init(
@@ -79,21 +84,20 @@ public actor ConnectionPool {
         self.logger = logger
         let clock = DeliveryClock(clock)
         self.clock = clock
-        self.machine = StateMachine(wanted: configuration.connections, backoff: configuration.backoff, now: clock.now)
+        self.fast = FastPath(StateMachine(wanted: configuration.connections, backoff: configuration.backoff, now: clock.now))
     }
 
     /// Notifications admitted and not yet finished.
     public var queueDepth: Int { self.fast.admitted.load(ordering: .relaxed) }
     /// Connections open now.
-    public var openConnections: Int { self.machine.usable.count }
+    public var openConnections: Int { self.fast.machine.withLock { $0.usable.count } }
     /// Connection attempts that failed since start, by cause.
-    public var connectFailureCounts: ConnectFailures { self.machine.failureCounts }
+    public var connectFailureCounts: ConnectFailures { self.fast.machine.withLock { $0.failureCounts } }
 
     /// Closes every connection; later `send` calls are refused.
     public func shutdown() async {
         self.fast.shuttingDown.store(true, ordering: .relaxed)
-        let open = self.machine.shutDown()
-        self.publishConnections()
+        let open = self.fast.machine.withLock { $0.shutDown() }
         for connection in open { await connection.close() }
         // A connection still opening is awaited, so nothing outlives the endpoint's event loops.
         if let connecting = self.connecting {
@@ -243,12 +247,13 @@ public actor ConnectionPool {
             if ready {
                 let futures = connection.start(
                     admitted.map { index in
-                        (
-                            requests[index].request.headerBlock(authority: connection.authority, authorization: authorization),
-                            requests[index].request.body,
-                            min(self.configuration.requestTimeout, budgets[index])
+                        HTTP2Connection.Request(
+                            headers: requests[index].request.headerBlock(authority: connection.authority, authorization: authorization),
+                            body: requests[index].request.body,
+                            deadline: min(self.configuration.requestTimeout, budgets[index])
                         )
-                    }
+                    },
+                    waitingForStreams: false
                 )
                 var slots: [Int] = []
                 unsent = []
@@ -327,7 +332,7 @@ public actor ConnectionPool {
     /// An open connection with a free stream, preferring the one on this task's event loop;
     /// `nil` when none has one now.
     private nonisolated func freeConnection() -> HTTP2Connection? {
-        self.fast.connections.withLock { Self.free(among: $0) }
+        self.fast.machine.withLock { Self.free(among: $0.connections) }
     }
 
     /// The one on the event loop this task runs on (no thread hop to send, none to resume), else
@@ -349,7 +354,7 @@ public actor ConnectionPool {
     /// event loop this task runs on (no thread hop to send, none to resume), else the least busy.
     /// The actor decides only when there is none (opening, queueing, waiting out a back-off).
     private nonisolated func anyConnection(before deadline: DeliveryClock.Instant) async throws -> HTTP2Connection {
-        let (free, open) = self.fast.connections.withLock { connections in (Self.free(among: connections), connections.count { $0.isUsable }) }
+        let (free, open) = self.fast.machine.withLock { machine in (Self.free(among: machine.connections), machine.connections.count { $0.isUsable }) }
         if open < self.configuration.connections { self.fillConnections() }
         if let free { return free }
         return try await self.connection(before: deadline)
@@ -366,7 +371,9 @@ public actor ConnectionPool {
     }
 
     private func openMissingConnections() async {
-        while let fill = self.machine.fillWanted(now: self.clock.now) {
+        while true {
+            let now = self.clock.now
+            guard let fill = self.fast.machine.withLock({ $0.fillWanted(now: now) }) else { return }
             if case .connect(let avoiding) = fill { self.startConnecting(avoiding: avoiding) }
             guard let connecting = self.connecting, (try? await connecting.value) != nil else { return }
         }
@@ -376,8 +383,8 @@ public actor ConnectionPool {
     /// connections up to the configured number as needed.
     private func connection(before deadline: DeliveryClock.Instant) async throws -> HTTP2Connection {
         while true {
-            let pick = self.machine.connectionWanted(now: self.clock.now, deadline: deadline)
-            self.publishConnections()
+            let now = self.clock.now
+            let pick = self.fast.machine.withLock { $0.connectionWanted(now: now, deadline: deadline) }
             switch pick {
             case .use(let connection, let avoiding):
                 if let avoiding { self.startConnecting(avoiding: avoiding) }
@@ -398,7 +405,7 @@ public actor ConnectionPool {
     }
 
     private func startConnecting(avoiding used: Set<ObjectIdentifier>) {
-        self.machine.connecting()
+        self.fast.machine.withLock { $0.connecting() }
         let configuration = self.configuration
         // A loop no open connection uses yet, when the group has one.
         let group: any EventLoopGroup = self.group.makeIterator().first { !used.contains(ObjectIdentifier($0)) } ?? self.group
@@ -427,20 +434,14 @@ public actor ConnectionPool {
     private func connected(_ connection: HTTP2Connection) {
         self.connecting = nil
         // During shutdown `shutdown()` closes it after awaiting the connect.
-        guard self.machine.connected(connection) else { return }
-        self.publishConnections()
-    }
-
-    /// Copies the machine's connections to where pushes read them without entering the actor;
-    /// after every event that changes them.
-    private func publishConnections() {
-        let connections = self.machine.connections
-        self.fast.connections.withLock { $0 = connections }
+        _ = self.fast.machine.withLock { $0.connected(connection) }
     }
 
     private func connectFailed(_ error: any Error) {
         self.connecting = nil
-        let delay = self.machine.connectFailed("\(error)", outOfFiles: ResourceExhaustion.isOutOfFileDescriptors(error), now: self.clock.now)
+        let now = self.clock.now
+        let outOfFiles = ResourceExhaustion.isOutOfFileDescriptors(error)
+        let delay = self.fast.machine.withLock { $0.connectFailed("\(error)", outOfFiles: outOfFiles, now: now) }
         self.logger.warning(
             "cannot connect to \(self.provider)",
             metadata: ["provider.host": "\(self.configuration.host)", "error": "\(error)", "retry.in": "\(delay)"]

@@ -158,71 +158,109 @@ public final class HTTP2Connection: Sendable {
     /// Streams open now (requests in flight).
     public var openStreams: Int { self.state.openStreams }
 
-    /// Sends one request and returns the whole response. Waits for a stream permit first;
-    /// `deadline` bounds the wait for the answer once the stream is open.
-    public func send(headers: HPACKHeaders, body: [UInt8], deadline: Duration? = nil) async throws -> HTTP2Response {
-        let loop = self.channel.eventLoop
-        // The deadline covers the wait for a stream too: a stalled connection must not hold
-        // requests past it.
-        try await self.state.acquire(deadline: deadline.map { loop.now + TimeAmount($0) })
-        // After a GOAWAY the last permit given back closes the connection.
-        defer { self.state.release() }
-        // A GOAWAY may have arrived while this request waited: a stream opened now would hang.
-        guard !self.state.isGoingAway else {
-            throw HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: self.state.goAwayReason)
-        }
-        let promise = loop.makePromise(of: HTTP2Response.self)
-        let buffer = ByteBuffer(bytes: body)
-        let timeout = deadline.map { TimeAmount($0) }
-        if loop.inEventLoop {
-            self.streams.value.send(headers: headers, body: buffer, timeout: timeout, promise: promise)
-        } else {
-            let streams = self.streams
-            loop.execute { streams.value.send(headers: headers, body: buffer, timeout: timeout, promise: promise) }
-        }
-        do {
-            return try await promise.futureResult.get()
-        } catch let ending as HTTP2StreamsHandler.StreamEnded {
-            throw self.error(for: ending, deadline: deadline)
+    /// A request for one stream.
+    public struct Request: Sendable {
+        public var headers: HPACKHeaders
+        public var body: [UInt8]
+        /// Bounds the wait for a stream permit and, once the stream is open, the wait for its
+        /// answer.
+        public var deadline: Duration?
+
+        public init(headers: HPACKHeaders, body: [UInt8], deadline: Duration?) {
+            self.headers = headers
+            self.body = body
+            self.deadline = deadline
         }
     }
 
-    /// Sends as many of `requests` as there are free stream permits now, in one trip to the event
-    /// loop and without a task each: the future answer of each request sent, `nil` for each that
-    /// found no permit (or a GOAWAY) and must take `send`. Failures are `HTTP2ConnectionError`s,
-    /// as from `send`.
-    public func start(_ requests: [(headers: HPACKHeaders, body: [UInt8], deadline: Duration?)]) -> [EventLoopFuture<HTTP2Response>?] {
+    /// Sends one request and returns the whole response: `start` with a batch of one that waits
+    /// for a stream. A cancelled task stops waiting for the stream (not for an answer on one).
+    public func send(headers: HPACKHeaders, body: [UInt8], deadline: Duration? = nil) async throws -> HTTP2Response {
+        try Task.checkCancellation()
+        let started = self.begin([Request(headers: headers, body: body, deadline: deadline)], waitingForStreams: true)
+        guard let future = started.futures[0] else { preconditionFailure("a request that waits for a stream always has a future") }
+        guard let waiter = started.waiting.first else { return try await future.get() }
+        let state = self.state
+        return try await withTaskCancellationHandler {
+            // Cancelled before the waiter was queued: the handler ran with nothing to cancel.
+            if Task.isCancelled { state.cancelWaiter(waiter) }
+            return try await future.get()
+        } onCancel: {
+            state.cancelWaiter(waiter)
+        }
+    }
+
+    /// Sends `requests`, those that find a free stream permit now in one trip to the event loop
+    /// and without a task each, and returns the future answer of each. A request that finds none
+    /// (or finds the peer going away) queues for a permit, first come first served and within
+    /// its deadline, when `waitingForStreams` is set; otherwise it is not sent and its future is
+    /// `nil`, for the caller to send elsewhere. Failures are `HTTP2ConnectionError`s (and a
+    /// `CancellationError` for a cancelled wait).
+    public func start(_ requests: [Request], waitingForStreams: Bool) -> [EventLoopFuture<HTTP2Response>?] {
+        self.begin(requests, waitingForStreams: waitingForStreams).futures
+    }
+
+    /// `start`, and the ids of the requests left waiting for a permit (for cancellation).
+    private func begin(_ requests: [Request], waitingForStreams: Bool) -> (futures: [EventLoopFuture<HTTP2Response>?], waiting: [StreamPermits.WaiterID]) {
         let loop = self.channel.eventLoop
         var futures: [EventLoopFuture<HTTP2Response>?] = []
         futures.reserveCapacity(requests.count)
+        var waiting: [StreamPermits.WaiterID] = []
         var writes: [(HPACKHeaders, ByteBuffer, TimeAmount?, EventLoopPromise<HTTP2Response>)] = []
         writes.reserveCapacity(requests.count)
         let state = self.state
+        let streams = self.streams
         for request in requests {
-            guard !state.isGoingAway, (try? state.acquireWithoutWaiting()) == true else {
+            let hasPermit = !state.isGoingAway && (try? state.acquireWithoutWaiting()) == true
+            guard hasPermit || waitingForStreams else {
                 futures.append(nil)
                 continue
             }
             let promise = loop.makePromise(of: HTTP2Response.self)
-            promise.futureResult.whenComplete { _ in state.release() }
-            writes.append((request.headers, ByteBuffer(bytes: request.body), request.deadline.map { TimeAmount($0) }, promise))
+            let timeout = request.deadline.map { TimeAmount($0) }
             futures.append(
                 promise.futureResult.flatMapErrorThrowing { error in
                     guard let ending = error as? HTTP2StreamsHandler.StreamEnded else { throw error }
                     throw self.error(for: ending, deadline: request.deadline)
                 }
             )
+            if hasPermit {
+                promise.futureResult.whenComplete { _ in state.release() }
+                writes.append((request.headers, ByteBuffer(bytes: request.body), timeout, promise))
+                continue
+            }
+            let waiter = state.acquire(deadline: timeout.map { loop.now + $0 }) { admission in
+                switch admission {
+                case .success:
+                    // After a GOAWAY the last permit given back closes the connection.
+                    promise.futureResult.whenComplete { _ in state.release() }
+                    // A GOAWAY may have arrived while the request waited: a stream opened now
+                    // would hang.
+                    guard !state.isGoingAway else {
+                        promise.fail(HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: state.goAwayReason))
+                        return
+                    }
+                    let body = ByteBuffer(bytes: request.body)
+                    if loop.inEventLoop {
+                        streams.value.send(headers: request.headers, body: body, timeout: timeout, promise: promise)
+                    } else {
+                        loop.execute { streams.value.send(headers: request.headers, body: body, timeout: timeout, promise: promise) }
+                    }
+                case .failure(let error):
+                    promise.fail(error)
+                }
+            }
+            if let waiter { waiting.append(waiter) }
         }
-        guard !writes.isEmpty else { return futures }
+        guard !writes.isEmpty else { return (futures, waiting) }
         if loop.inEventLoop {
-            for (headers, body, timeout, promise) in writes { self.streams.value.send(headers: headers, body: body, timeout: timeout, promise: promise) }
+            for (headers, body, timeout, promise) in writes { streams.value.send(headers: headers, body: body, timeout: timeout, promise: promise) }
         } else {
-            let streams = self.streams
-            loop.execute {
+            loop.execute { [writes] in
                 for (headers, body, timeout, promise) in writes { streams.value.send(headers: headers, body: body, timeout: timeout, promise: promise) }
             }
         }
-        return futures
+        return (futures, waiting)
     }
 
     /// PINGs the peer answered so far.

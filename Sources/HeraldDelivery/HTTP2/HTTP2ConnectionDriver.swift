@@ -10,29 +10,33 @@ import Synchronization
 /// channel, setting the permit timer) happens after unlocking.
 final class HTTP2ConnectionDriver: Sendable {
     private typealias StateMachine = HTTP2Connection.StateMachine
-    private typealias WaiterID = StreamPermits.WaiterID
+    typealias WaiterID = StreamPermits.WaiterID
+
+    /// Told once how a request's wait for a stream permit ended: with success it holds a permit
+    /// (and gives it back with `release`).
+    typealias Admission = @Sendable (Result<Void, any Error>) -> Void
 
     private struct Locked {
         var machine: StateMachine
-        var continuations: [WaiterID: CheckedContinuation<Void, any Error>] = [:]
+        var waiters: [WaiterID: Admission] = [:]
         var firstError: (any Error)?
 
-        /// The continuations an action resumes, taken out under the lock.
+        /// The waiters an action answers, taken out under the lock.
         mutating func take(_ action: StateMachine.Action) -> Wake {
             var wake = Wake()
             for id in action.admit {
-                if let continuation = self.continuations.removeValue(forKey: id) { wake.admitted.append(continuation) }
+                if let waiter = self.waiters.removeValue(forKey: id) { wake.admitted.append(waiter) }
             }
             for id in action.fail?.waiters ?? [] {
-                if let continuation = self.continuations.removeValue(forKey: id) { wake.failed.append(continuation) }
+                if let waiter = self.waiters.removeValue(forKey: id) { wake.failed.append(waiter) }
             }
             return wake
         }
     }
 
     private struct Wake {
-        var admitted: [CheckedContinuation<Void, any Error>] = []
-        var failed: [CheckedContinuation<Void, any Error>] = []
+        var admitted: [Admission] = []
+        var failed: [Admission] = []
     }
 
     /// Streams still open this long after a GOAWAY or retirement are cut off.
@@ -79,39 +83,39 @@ final class HTTP2ConnectionDriver: Sendable {
 
     // MARK: Stream permits
 
-    /// Waits for a stream permit. With a `deadline` (on `eventLoop`'s clock), a request still
-    /// waiting then fails with `HTTP2ConnectionError.timedOut`.
-    func acquire(deadline: NIODeadline? = nil) async throws {
-        // A free permit is taken without suspending: a continuation resumed at once still costs
-        // the task a trip through the executor, on every push.
-        try Task.checkCancellation()
-        if try self.acquireWithoutWaiting() { return }
+    /// Takes a stream permit now or when one frees up, first come first served: `admitted` is
+    /// called once, from this call when the answer is immediate, else from whatever frees the
+    /// permit. With a `deadline` (on `eventLoop`'s clock), a request still waiting then fails with
+    /// `HTTP2ConnectionError.timedOut`. Returns the waiter's id while it waits, for `cancelWaiter`.
+    @discardableResult
+    func acquire(deadline: NIODeadline?, then admitted: @escaping Admission) -> WaiterID? {
         let id = WaiterID(rawValue: self.nextWaiterID.add(1, ordering: .relaxed).newValue)
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (immediate, action, wake) = self.locked.withLockedValue { locked -> (Result<Void, any Error>?, StateMachine.Action, Wake) in
-                    if Task.isCancelled { return (.failure(CancellationError()), .none, Wake()) }
-                    switch locked.machine.waiterQueued(id, deadline: deadline) {
-                    case .opened(let action):
-                        self.publish(locked.machine)
-                        return (.success(()), action, locked.take(action))
-                    case .refused(let error):
-                        return (.failure(error), .none, Wake())
-                    case .queued(let scheduleTimer):
-                        locked.continuations[id] = continuation
-                        return (nil, StateMachine.Action(scheduleTimer: scheduleTimer), Wake())
-                    }
-                }
-                self.run(action, wake)
-                if let immediate { continuation.resume(with: immediate) }
+        let (immediate, action, wake) = self.locked.withLockedValue { locked -> (Result<Void, any Error>?, StateMachine.Action, Wake) in
+            switch locked.machine.waiterQueued(id, deadline: deadline) {
+            case .opened(let action):
+                self.publish(locked.machine)
+                return (.success(()), action, locked.take(action))
+            case .refused(let error):
+                return (.failure(error), .none, Wake())
+            case .queued(let scheduleTimer):
+                locked.waiters[id] = admitted
+                return (nil, StateMachine.Action(scheduleTimer: scheduleTimer), Wake())
             }
-        } onCancel: {
-            let continuation = self.locked.withLockedValue { locked -> CheckedContinuation<Void, any Error>? in
-                guard locked.machine.waiterCancelled(id) else { return nil }
-                return locked.continuations.removeValue(forKey: id)
-            }
-            continuation?.resume(throwing: CancellationError())
         }
+        self.run(action, wake)
+        guard let immediate else { return id }
+        admitted(immediate)
+        return nil
+    }
+
+    /// Takes a waiter out of the queue (its task was cancelled) and tells it so with a
+    /// `CancellationError`; nothing when it has had its answer already.
+    func cancelWaiter(_ id: WaiterID) {
+        let waiter = self.locked.withLockedValue { locked -> Admission? in
+            guard locked.machine.waiterCancelled(id) else { return nil }
+            return locked.waiters.removeValue(forKey: id)
+        }
+        waiter?(.failure(CancellationError()))
     }
 
     /// Takes a free permit if there is one and nobody waits for it; `false` means `acquire` would
@@ -211,9 +215,9 @@ final class HTTP2ConnectionDriver: Sendable {
     }
 
     private func run(_ action: StateMachine.Action, _ wake: Wake) {
-        for continuation in wake.admitted { continuation.resume() }
+        for waiter in wake.admitted { waiter(.success(())) }
         if let error = action.fail?.error {
-            for continuation in wake.failed { continuation.resume(throwing: error) }
+            for waiter in wake.failed { waiter(.failure(error)) }
         }
         switch action.preface {
         case .none: break
