@@ -68,7 +68,7 @@ public struct AppProviders: Sendable {
     public func send(all notifications: [PushNotification]) async -> [Result<DeliveryOutcome, AdmissionError>] {
         // One push, the commonest call, goes to its provider without the grouping below (the
         // batch dictionary, the task group, the arrays): measured alternately, without this a
-        // 1-token gorush request cost 12 % more CPU (docs/benchmarks.md, "One send path per
+        // request carrying one device token cost 12 % more CPU (docs/benchmarks.md, "One send path per
         // layer"). Below this layer a push is a batch of one.
         if notifications.count == 1, let only = notifications.first {
             let result = await self.sendOne(only)

@@ -229,14 +229,14 @@ public struct HeraldConfiguration: Sendable, Hashable {
             "delivery.device-rate-limit",
             .integer(0...1_000_000),
             default: "0",
-            help: "Pushes a minute one device token may be sent, from every front door together, in bursts of as many (FCM documents 240 a minute per device; iOS throttles background pushes). Beyond it a push fails at once with `TooManyRequests`, which each front door answers its own way (gorush a failed-push entry, Web Push 429 with `Retry-After`), counted in `herald_delivery_device_rate_limited_total`. 0 (the default) is no limit. Counted per node."
+            help: "Pushes a minute one device token may be sent, from every front door together, in bursts of as many (FCM documents 240 a minute per device; iOS throttles background pushes). Beyond it a push fails at once with `TooManyRequests`, which each front door answers in its own protocol (a failed-push entry, or 429 with `Retry-After`), counted in `herald_delivery_device_rate_limited_total`. 0 (the default) is no limit. Counted per node."
         ),
         ConfigurationKey(
             "api.bearer-token",
             .string,
             default: nil,
             secret: true,
-            help: "When set, every front door's sender-facing routes require `Authorization: Bearer <token>` (scheme in any case). Routes of protocols that authenticate their own way (devices and wallets registering, Web Push senders) never take it, nor do `/healthz`, `/readyz` and `/cluster`; the README's endpoint table says which route is which. Required when `server.host` is not a loopback address; visible ASCII only."
+            help: "When set, every front door's sender-facing routes require `Authorization: Bearer <token>` (scheme in any case). Routes of protocols that authenticate their own way (devices and wallets registering, senders that sign their own requests) never take it, nor do `/healthz`, `/readyz` and `/cluster`; the README's endpoint table says which route is which. Required when `server.host` is not a loopback address; visible ASCII only."
         ),
         ConfigurationKey(
             "feedback.url",
