@@ -207,6 +207,15 @@ public final class LMDBRegistryView: RegistryView {
         try await self.appliedSignal.wait(beyond: position)
     }
 
+    /// The log the view was built from, as `claimSource` recorded it; `nil` before any claim.
+    public func source() throws -> String? {
+        let meta = self.meta
+        let key = Self.sourceKey.storeKeyBytes
+        return try self.environment.read { txn in
+            try txn.value(in: meta.database, key: key).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
     public func claimSource(_ source: String) async throws {
         let meta = self.meta
         let key = Self.sourceKey.storeKeyBytes

@@ -1,0 +1,100 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension LocalStore {
+    /// Writes a snapshot of the store in `directory` to `output`: a compacted copy taken in one
+    /// read transaction (the node may be running; its writers never wait), tagged with the copy's
+    /// own applied position and log source. The copy is staged in `stagingDirectory` (beside the
+    /// output, so on the same disk) and removed after.
+    public static func writeSnapshot(ofStoreAt directory: String, to output: FileHandle, stagingDirectory: String) throws -> StoreSnapshot.Header {
+        let staging = stagingDirectory + "/.herald-snapshot-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: staging) }
+        try LMDBEnvironment.compactCopy(ofStoreAt: directory, to: staging)
+        let (applied, source) = try Self.tags(ofStoreAt: staging)
+        let dataFile = staging + "/data.mdb"
+        let bytes = try FileManager.default.attributesOfItem(atPath: dataFile)[.size] as? Int ?? 0
+        let header = StoreSnapshot.Header(appliedPosition: applied, source: source, bytes: bytes, createdAt: Date())
+        try StoreSnapshot.write(header: header, dataFile: dataFile, to: output)
+        return header
+    }
+
+    /// Installs the snapshot read from `input` as the store in `directory`, which no node may have
+    /// open (its lock is taken for the whole install). The data file is received into a staging
+    /// directory inside `directory`, checked (checksum, the tags it claims, every registration
+    /// opening under `cipher`), synced, and only then renamed over `data.mdb`: a crash at any
+    /// moment leaves the old store or the new one, never part of one.
+    @discardableResult
+    public static func installSnapshot(from input: FileHandle, into directory: String, cipher: StoreCipher?) throws -> StoreSnapshot.Header {
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw StoreError(.lmdb, "cannot create store directory \(directory): \(String(cString: strerror(errno)))")
+        }
+        let lock = try StoreDirectoryLock(directory: directory)
+        defer { lock.release() }
+        // Left by an install that crashed: it never replaced anything.
+        let staging = directory + "/.restoring"
+        try? FileManager.default.removeItem(atPath: staging)
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: staging) }
+        let dataFile = staging + "/data.mdb"
+        guard FileManager.default.createFile(atPath: dataFile, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let output = FileHandle(forWritingAtPath: dataFile)
+        else {
+            throw StoreError(.lmdb, "cannot create \(dataFile)")
+        }
+        let header: StoreSnapshot.Header
+        do {
+            defer { try? output.close() }
+            var receiver = StoreSnapshot.Receiver(writingDataTo: output)
+            while let chunk = try input.read(upToCount: StoreSnapshot.chunkSize), !chunk.isEmpty {
+                try receiver.consume(chunk)
+            }
+            header = try receiver.finish()
+            try output.synchronize()
+        }
+        try Self.check(header, ofStoreAt: staging, cipher: cipher)
+        guard rename(dataFile, directory + "/data.mdb") == 0 else {
+            throw StoreError(.lmdb, "cannot move the snapshot into \(directory): \(String(cString: strerror(errno)))")
+        }
+        Self.syncDirectory(directory)
+        return header
+    }
+
+    /// The applied position and log source recorded in the store at `directory`.
+    static func tags(ofStoreAt directory: String) throws -> (applied: LogPosition, source: String?) {
+        let store = try LocalStore(path: directory)
+        defer { store.environment.close() }
+        return (try store.view.appliedPosition(), try store.view.source())
+    }
+
+    /// A received data file is what its header says, and its registrations open under `cipher`.
+    private static func check(_ header: StoreSnapshot.Header, ofStoreAt staging: String, cipher: StoreCipher?) throws {
+        let store = try LocalStore(path: staging, cipher: cipher)
+        defer { store.environment.close() }
+        let applied = try store.view.appliedPosition()
+        let source = try store.view.source()
+        guard applied == header.appliedPosition, source == header.source else {
+            throw StoreError(
+                .corrupt,
+                "the snapshot's data (applied position \(applied), log \(source ?? "none")) is not what its header says (\(header.appliedPosition), \(header.source ?? "none"))"
+            )
+        }
+        do {
+            _ = try store.view.digest()
+        } catch {
+            throw StoreError(.corrupt, "the snapshot's registrations do not open with this node's key ring (store.encryption-key-file): \(error)")
+        }
+    }
+
+    private static func syncDirectory(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        _ = Glibc.close(descriptor)
+    }
+}
