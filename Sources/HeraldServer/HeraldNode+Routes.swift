@@ -82,6 +82,7 @@ extension HeraldNode {
         forwarded.add(middleware: ForwardedFromMiddleware())
         for frontDoor in frontDoors { frontDoor.registerInternalRoutes(on: forwarded) }
         DeadTokenRoutes(handler: deadTokens, routing: PartitionRouting(forwarder: cluster.forwarder)).register(on: forwarded)
+        SnapshotRoutes(store: basis.store, directory: basis.configuration.store.path, serving: SnapshotServing()).register(on: forwarded)
         return cluster.tls == nil ? nil : router
     }
 }

@@ -75,6 +75,12 @@ extension Herald {
                 )
             }
 
+            do {
+                try await HeraldNode.restoreStoreFromPeer(configuration: configuration, logger: logger)
+            } catch {
+                // The node starts anyway and builds its store from the log, as before snapshots.
+                logger.warning("cannot look for a member's snapshot; the store is built from the log", metadata: ["error": "\(error)"])
+            }
             let node: HeraldNode
             do {
                 node = try HeraldNode.build(configuration: configuration, logger: logger, configurationText: effective.yaml()) { address in

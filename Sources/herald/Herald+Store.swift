@@ -118,7 +118,7 @@ extension Herald.Store {
         func run() async throws {
             guard let input = FileHandle(forReadingAtPath: self.file) else { throw ValidationError("cannot read \(self.file)") }
             defer { try? input.close() }
-            let header = try LocalStore.installSnapshot(from: input, into: self.location.path, cipher: try self.location.cipher())
+            let header = try await LocalStore.installSnapshot(from: input, into: self.location.path, cipher: try self.location.cipher())
             print("restored \(self.location.path) from \(self.file): applied position \(header.appliedPosition), log \(header.source ?? "none yet"), taken \(header.createdAt)")
         }
     }

@@ -18,17 +18,18 @@ import Testing
         return (store, try store.view.digest())
     }
 
-    static func snapshot(of store: String, into file: String) throws -> StoreSnapshot.Header {
+    /// Through the open store's own environment, as a serving node writes one.
+    static func snapshot(of store: LocalStore, into file: String) throws -> StoreSnapshot.Header {
         FileManager.default.createFile(atPath: file, contents: nil)
         let output = try #require(FileHandle(forWritingAtPath: file))
         defer { try? output.close() }
-        return try LocalStore.writeSnapshot(ofStoreAt: store, to: output, stagingDirectory: URL(fileURLWithPath: file).deletingLastPathComponent().path)
+        return try store.writeSnapshot(to: output, stagingDirectory: URL(fileURLWithPath: file).deletingLastPathComponent().path)
     }
 
-    static func install(_ file: String, into directory: String, cipher: StoreCipher?) throws -> StoreSnapshot.Header {
+    static func install(_ file: String, into directory: String, cipher: StoreCipher?) async throws -> StoreSnapshot.Header {
         let input = try #require(FileHandle(forReadingAtPath: file))
         defer { try? input.close() }
-        return try LocalStore.installSnapshot(from: input, into: directory, cipher: cipher)
+        return try await LocalStore.installSnapshot(from: input, into: directory, cipher: cipher)
     }
 
     @Test func aSnapshotOfARunningStoreInstallsAsTheSameView() async throws {
@@ -36,12 +37,12 @@ import Testing
             let cipher = try StoreCipher(text: Self.key)
             // Taken while the store is open and holds its lock, as a serving node's would be.
             let (source, digest) = try await Self.makeStore(at: root + "/a", count: 200, cipher: cipher)
-            let header = try Self.snapshot(of: root + "/a", into: root + "/a.snapshot")
+            let header = try Self.snapshot(of: source, into: root + "/a.snapshot")
             try await source.close()
             #expect(header.appliedPosition == 200)
             #expect(header.source == "local")
             #expect(header.bytes > 0)
-            let installed = try Self.install(root + "/a.snapshot", into: root + "/b", cipher: cipher)
+            let installed = try await Self.install(root + "/a.snapshot", into: root + "/b", cipher: cipher)
             #expect(installed == header)
             let restored = try LocalStore(path: root + "/b", cipher: cipher)
             #expect(try restored.view.digest() == digest)
@@ -54,7 +55,7 @@ import Testing
     @Test func aSnapshotReadInChunksOfAnySizeIsTheSame() async throws {
         try await withTemporaryDirectory { root in
             let (store, _) = try await Self.makeStore(at: root + "/a", count: 3, cipher: nil)
-            let header = try Self.snapshot(of: root + "/a", into: root + "/a.snapshot")
+            let header = try Self.snapshot(of: store, into: root + "/a.snapshot")
             try await store.close()
             let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: root + "/a.snapshot")))
             for size in [1, 7, 4096, bytes.count] {
@@ -78,7 +79,7 @@ import Testing
         try await withTemporaryDirectory { root in
             let cipher = try StoreCipher(text: Self.key)
             let (source, _) = try await Self.makeStore(at: root + "/a", count: 20, cipher: cipher)
-            _ = try Self.snapshot(of: root + "/a", into: root + "/a.snapshot")
+            _ = try Self.snapshot(of: source, into: root + "/a.snapshot")
             try await source.close()
             // The store the bad snapshots must not replace.
             let (target, digest) = try await Self.makeStore(at: root + "/b", count: 5, cipher: cipher)
@@ -95,7 +96,7 @@ import Testing
             for (name, data, ring, message) in cases {
                 let file = root + "/\(name).snapshot"
                 try data.write(to: URL(fileURLWithPath: file))
-                let error = try #require(throws: StoreError.self, "\(name)") { try Self.install(file, into: root + "/b", cipher: ring) }
+                let error = try await #require(throws: StoreError.self, "\(name)") { try await Self.install(file, into: root + "/b", cipher: ring) }
                 #expect(error.message.contains(message), "\(name): \(error.message)")
                 let store = try LocalStore(path: root + "/b", cipher: cipher)
                 #expect(try store.view.digest() == digest, "\(name) left the store as it was")
@@ -108,8 +109,8 @@ import Testing
     @Test func noInstallIntoAStoreANodeHasOpen() async throws {
         try await withTemporaryDirectory { root in
             let (store, _) = try await Self.makeStore(at: root + "/a", count: 2, cipher: nil)
-            _ = try Self.snapshot(of: root + "/a", into: root + "/a.snapshot")
-            let error = try #require(throws: StoreError.self) { try Self.install(root + "/a.snapshot", into: root + "/a", cipher: nil) }
+            _ = try Self.snapshot(of: store, into: root + "/a.snapshot")
+            let error = try await #require(throws: StoreError.self) { try await Self.install(root + "/a.snapshot", into: root + "/a", cipher: nil) }
             #expect(error.code == .locked)
             try await store.close()
         }

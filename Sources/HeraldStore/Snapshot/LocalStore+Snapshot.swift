@@ -24,13 +24,44 @@ extension LocalStore {
         return header
     }
 
-    /// Installs the snapshot read from `input` as the store in `directory`, which no node may have
-    /// open (its lock is taken for the whole install). The data file is received into a staging
-    /// directory inside `directory`, checked (checksum, the tags it claims, every registration
-    /// opening under `cipher`), synced, and only then renamed over `data.mdb`: a crash at any
-    /// moment leaves the old store or the new one, never part of one.
+    /// Writes a snapshot of this open store to `output`, as `writeSnapshot(ofStoreAt:…)` does for
+    /// a store another process has open: LMDB must not be opened twice in one process, so this
+    /// copies through the store's own environment.
+    public func writeSnapshot(to output: FileHandle, stagingDirectory: String) throws -> StoreSnapshot.Header {
+        let staging = stagingDirectory + "/.herald-snapshot-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: staging) }
+        try self.environment.compactCopy(to: staging)
+        let (applied, source) = try Self.tags(ofStoreAt: staging)
+        let dataFile = staging + "/data.mdb"
+        let bytes = try FileManager.default.attributesOfItem(atPath: dataFile)[.size] as? Int ?? 0
+        let header = StoreSnapshot.Header(appliedPosition: applied, source: source, bytes: bytes, createdAt: Date())
+        try StoreSnapshot.write(header: header, dataFile: dataFile, to: output)
+        return header
+    }
+
+    /// Installs the snapshot read from `input` as the store in `directory`; see
+    /// `installSnapshot(into:cipher:reading:)`.
     @discardableResult
-    public static func installSnapshot(from input: FileHandle, into directory: String, cipher: StoreCipher?) throws -> StoreSnapshot.Header {
+    public static func installSnapshot(from input: FileHandle, into directory: String, cipher: StoreCipher?) async throws -> StoreSnapshot.Header {
+        try await Self.installSnapshot(into: directory, cipher: cipher) {
+            try input.read(upToCount: StoreSnapshot.chunkSize).map(Array.init)
+        }
+    }
+
+    /// Installs the snapshot whose bytes `next` returns, chunk by chunk until `nil`, as the store
+    /// in `directory`, which no node may have open (its lock is taken for the whole install).
+    /// The data file is received into a staging directory inside `directory`, checked (checksum,
+    /// the tags it claims, every registration opening under `cipher`), synced, and only then
+    /// renamed over `data.mdb`: a crash at any moment leaves the old store or the new one, never
+    /// part of one. `received` hears the bytes read so far.
+    @discardableResult
+    public static func installSnapshot(
+        into directory: String,
+        cipher: StoreCipher?,
+        received: (Int) -> Void = { _ in },
+        reading next: () async throws -> [UInt8]?
+    ) async throws -> StoreSnapshot.Header {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw StoreError(.lmdb, "cannot create store directory \(directory): \(String(cString: strerror(errno)))")
         }
@@ -51,8 +82,11 @@ extension LocalStore {
         do {
             defer { try? output.close() }
             var receiver = StoreSnapshot.Receiver(writingDataTo: output)
-            while let chunk = try input.read(upToCount: StoreSnapshot.chunkSize), !chunk.isEmpty {
+            var total = 0
+            while let chunk = try await next() {
                 try receiver.consume(chunk)
+                total += chunk.count
+                received(total)
             }
             header = try receiver.finish()
             try output.synchronize()

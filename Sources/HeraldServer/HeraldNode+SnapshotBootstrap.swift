@@ -1,0 +1,115 @@
+import AsyncHTTPClient
+import CoreMetrics
+import Foundation
+public import HeraldCluster
+public import HeraldStore
+public import Logging
+import NIOCore
+import NIOHTTP1
+
+extension HeraldNode {
+    /// A cluster node starting with no store (an empty `store.path`) fetches a live member's
+    /// snapshot over the internal API and installs it, then follows the log from the snapshot's
+    /// position instead of replaying it from the first entry. Alone, with a store already there,
+    /// or when no member can send one (the first node of a cluster), it does nothing and the node
+    /// replays the log as before. Run before `build`, which opens the store.
+    @discardableResult
+    public static func restoreStoreFromPeer(
+        configuration: HeraldConfiguration,
+        clusterBackend: any ConfigurableClusterBackend.Type = HeraldNode.clusterBackend,
+        logger: Logger
+    ) async throws -> StoreSnapshot.Header? {
+        let cluster = configuration.cluster
+        guard cluster.isEnabled, let secret = cluster.secret else { return nil }
+        guard !FileManager.default.fileExists(atPath: configuration.store.path + "/data.mdb") else { return nil }
+        let members = try await Self.liveMembers(configuration, backend: clusterBackend, logger: logger)
+            .filter { $0.id != configuration.nodeID }
+            .shuffled()
+        guard !members.isEmpty else {
+            logger.notice("no live member to take a snapshot from; the store is built from the log")
+            return nil
+        }
+        var http = HTTPClient.Configuration()
+        http.timeout.connect = .seconds(5)
+        // Between two chunks; the member writes the whole copy before the first.
+        http.timeout.read = .seconds(300)
+        http.tlsConfiguration = cluster.usesTLS ? try ClusterTLS(cluster).client : nil
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        defer { client.shutdown { _ in } }
+        let cipher = try configuration.storeCipher().cipher
+        for member in members {
+            do {
+                let header = try await Self.restore(from: member, client: client, secret: secret, into: configuration.store.path, cipher: cipher, logger: logger)
+                logger.notice(
+                    "store restored from a member's snapshot; following the log from there",
+                    metadata: ["member": "\(member.id)", "snapshot.position": "\(header.appliedPosition)", "snapshot.bytes": "\(header.bytes)"]
+                )
+                return header
+            } catch {
+                logger.warning("cannot restore from this member's snapshot; trying the next", metadata: ["member": "\(member.id)", "error": "\(error)"])
+            }
+        }
+        logger.warning("no member sent a usable snapshot; the store is built from the log")
+        return nil
+    }
+
+    /// The live members as the backend lists them now.
+    private static func liveMembers(_ configuration: HeraldConfiguration, backend backendType: any ConfigurableClusterBackend.Type, logger: Logger) async throws -> [ClusterMember] {
+        let backend = try backendType.make(
+            ClusterBackendSettings(
+                endpoints: configuration.cluster.etcdEndpoints,
+                requestTimeout: configuration.cluster.requestTimeout,
+                prefix: configuration.cluster.prefix,
+                partitions: configuration.cluster.partitions,
+                nodeID: configuration.nodeID,
+                cipher: nil,
+                appliedPosition: { 0 },
+                metrics: NOOPMetricsHandler.instance,
+                logger: logger
+            )
+        )
+        do {
+            var members: [ClusterMember] = []
+            try await backend.membership.followMembers { current in
+                members = current
+                return false
+            }
+            try await backend.shutdown()
+            return members
+        } catch {
+            try? await backend.shutdown()
+            throw error
+        }
+    }
+
+    private static func restore(
+        from member: ClusterMember,
+        client: HTTPClient,
+        secret: String,
+        into directory: String,
+        cipher: StoreCipher?,
+        logger: Logger
+    ) async throws -> StoreSnapshot.Header {
+        var request = HTTPClientRequest(url: member.url + SnapshotRoutes.path)
+        request.headers.add(name: "Authorization", value: "Bearer \(secret)")
+        let response = try await client.execute(request, timeout: .hours(6))
+        guard response.status == .ok else {
+            let body = try? await response.body.collect(upTo: 4096)
+            throw StoreError(.unavailable, "\(member.url) answered \(response.status): \(body.map { String(buffer: $0) } ?? "")")
+        }
+        let expected = response.headers.first(name: "Content-Length").flatMap(Int.init)
+        logger.notice("restoring the store from a member's snapshot", metadata: ["member": "\(member.id)", "snapshot.bytes": "\(expected.map(String.init) ?? "unknown")"])
+        var body = response.body.makeAsyncIterator()
+        var reported = ContinuousClock.now
+        return try await LocalStore.installSnapshot(
+            into: directory,
+            cipher: cipher,
+            received: { total in
+                guard ContinuousClock.now - reported >= .seconds(5) else { return }
+                reported = .now
+                logger.notice("restoring the store", metadata: ["member": "\(member.id)", "received.bytes": "\(total)", "snapshot.bytes": "\(expected.map(String.init) ?? "unknown")"])
+            },
+            reading: { try await body.next().map { Array($0.readableBytesView) } }
+        )
+    }
+}
