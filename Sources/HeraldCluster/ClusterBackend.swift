@@ -10,6 +10,8 @@ public protocol ClusterBackend: Sendable {
     var log: any CommandLog { get }
     /// Leases and the member set, for `Membership`.
     var membership: any MembershipBackend { get }
+    /// How far members have applied and the trimming of the log, for `LogWindowKeeper`.
+    var window: any LogWindowBackend { get }
     /// Its long-lived work (following the log) until graceful shutdown.
     func run() async throws
     /// Closes its connections, once `run` has returned.

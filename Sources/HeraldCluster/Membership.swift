@@ -37,6 +37,9 @@ public final class Membership: Service, Sendable, DescribedByName {
         public var registered: Bool
         /// How often registering was refused because a live node holds this node's id.
         public var idTakenRefusals = 0
+        /// The lease this node's member record lives under, while registered; what else the node
+        /// keeps only while it is a member (how far it has applied) lives under it too.
+        public var lease: MemberLease?
     }
 
     public let configuration: Configuration
@@ -82,7 +85,7 @@ public final class Membership: Service, Sendable, DescribedByName {
                         throw error
                     }
                     lease = granted
-                    self.update { $0.registered = true; $0.backendReachable = true }
+                    self.update { $0.registered = true; $0.backendReachable = true; $0.lease = granted }
                     failures = 0
                     try await self.maintain(granted)
                 } catch {
@@ -92,7 +95,7 @@ public final class Membership: Service, Sendable, DescribedByName {
                     if let old = lease { try? await self.backend.leave(old) }
                     lease = nil
                     failures += 1
-                    self.update { $0.backendReachable = false; $0.registered = false }
+                    self.update { $0.backendReachable = false; $0.registered = false; $0.lease = nil }
                     let pause = Duration.milliseconds(200 * (1 << min(failures, 5)))
                     self.logger.warning("cluster membership lost; registering again", metadata: ["error": "\(error)", "retry.in": "\(pause)"])
                     try? await Task.sleep(for: pause)
@@ -105,7 +108,7 @@ public final class Membership: Service, Sendable, DescribedByName {
             // Leaving now instead of a TTL later lets the others take over at once.
             try? await self.backend.leave(lease)
         }
-        self.update { $0.registered = false }
+        self.update { $0.registered = false; $0.lease = nil }
     }
 
     /// Renews the lease until it is gone (then the caller registers again) or shutdown begins,

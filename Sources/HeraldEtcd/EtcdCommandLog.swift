@@ -101,9 +101,23 @@ public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
 
     // MARK: Keys
 
-    nonisolated var logPrefix: [UInt8] { Array((self.configuration.prefix + "log/").utf8) }
+    /// Prefix of every log key.
+    public nonisolated var logPrefix: [UInt8] { Array((self.configuration.prefix + "log/").utf8) }
 
     nonisolated var headPrefix: [UInt8] { Array((self.configuration.prefix + "head/").utf8) }
+
+    /// The trim point, in decimal: entries at or below it may be gone (`EtcdLogWindow`).
+    nonisolated var trimKey: [UInt8] { Array((self.configuration.prefix + "trim").utf8) }
+
+    /// The position through which entries may have been deleted; 0 while none was.
+    public nonisolated func trimPoint() async throws -> LogPosition {
+        do {
+            let answer = try await self.client.range(self.trimKey)
+            return answer.keyValues.first.flatMap { LogPosition(String(decoding: $0.value, as: UTF8.self)) } ?? 0
+        } catch let error as EtcdError {
+            throw Self.storeError(error)
+        }
+    }
 
     nonisolated func headKey(_ partition: Int) -> [UInt8] {
         self.headPrefix + Array(Self.partitionName(partition).utf8)
@@ -152,7 +166,7 @@ public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
 
     /// Reads entries from etcd: a range over the whole log prefix filtered by revision, so only
     /// for what the watch has not covered.
-    private nonisolated func readEntries(from position: LogPosition, limit: Int) async throws -> [LogEntry] {
+    nonisolated func readEntries(from position: LogPosition, limit: Int) async throws -> [LogEntry] {
         let prefix = self.logPrefix
         var limit = max(limit, 1)
         var keyValues: [EtcdKeyValue]
@@ -179,6 +193,15 @@ public actor EtcdCommandLog: CommandLog, Service, DescribedByName {
                 break
             }
             limit *= 2
+        }
+        // Read after the entries: the trim point only grows, so one still below `position` now
+        // was below it when they were read, and none of them was missing.
+        let trimmed = try await self.trimPoint()
+        guard trimmed < position else {
+            throw StoreError(
+                .trimmed,
+                "the log no longer holds the entries from position \(position) on (trimmed through \(trimmed)): this node's view is too far behind to catch up from it. Restart the node: with its store below the trim point it restores a live member's snapshot first"
+            )
         }
         var entries: [LogEntry] = []
         for keyValue in keyValues {

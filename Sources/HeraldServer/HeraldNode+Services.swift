@@ -1,3 +1,4 @@
+import HeraldCluster
 import HeraldDelivery
 import HeraldFrontDoor
 import HeraldStore
@@ -19,6 +20,7 @@ extension HeraldNode {
         if let cluster {
             services.append(ClusterLogService(backend: cluster.backend, forwarder: cluster.forwarder))
             services.append(cluster.membership)
+            services.append(Self.makeLogWindowKeeper(basis, cluster: cluster, clock: basis.clock))
         }
         services.append(LogFollower(log: log, view: basis.store.view, logger: basis.logger))
         if let feedback = delivery.feedback {
@@ -30,5 +32,24 @@ extension HeraldNode {
         // Last, so it stops first: nothing is forwarded here once shutdown begins.
         if let forwarded = listeners.forwarded { services.append(forwarded) }
         return services
+    }
+
+    private static func makeLogWindowKeeper<C: Clock<Duration>>(_ basis: Basis, cluster: Cluster, clock: C) -> any Service {
+        let settings = basis.configuration.cluster
+        var configuration = LogWindowKeeper<C>.Configuration(
+            retention: LogRetention(revisions: UInt64(settings.logRetention), duration: settings.logRetentionDuration)
+        )
+        configuration.interval = settings.trimInterval
+        let view = basis.store.view
+        return LogWindowKeeper(
+            configuration: configuration,
+            backend: cluster.backend.window,
+            log: cluster.log,
+            membership: cluster.membership,
+            appliedPosition: { try view.appliedPosition() },
+            clock: clock,
+            metrics: LogWindowMetrics(factory: basis.metrics),
+            logger: basis.logger
+        )
     }
 }

@@ -8,11 +8,12 @@ import NIOCore
 import NIOHTTP1
 
 extension HeraldNode {
-    /// A cluster node starting with no store (an empty `store.path`) fetches a live member's
-    /// snapshot over the internal API and installs it, then follows the log from the snapshot's
-    /// position instead of replaying it from the first entry. Alone, with a store already there,
-    /// or when no member can send one (the first node of a cluster), it does nothing and the node
-    /// replays the log as before. Run before `build`, which opens the store.
+    /// A cluster node starting with no store (an empty `store.path`), or with one below the log's
+    /// trim point (it was away longer than the log keeps), fetches a live member's snapshot over
+    /// the internal API and installs it, then follows the log from the snapshot's position
+    /// instead of replaying it from the first entry. Alone, with a store the log can bring up to
+    /// date, or when no member can send one (the first node of a cluster), it does nothing and
+    /// the node follows the log as before. Run before `build`, which opens the store.
     @discardableResult
     public static func restoreStoreFromPeer(
         configuration: HeraldConfiguration,
@@ -21,10 +22,23 @@ extension HeraldNode {
     ) async throws -> StoreSnapshot.Header? {
         let cluster = configuration.cluster
         guard cluster.isEnabled, let secret = cluster.secret else { return nil }
-        guard !FileManager.default.fileExists(atPath: configuration.store.path + "/data.mdb") else { return nil }
-        let members = try await Self.liveMembers(configuration, backend: clusterBackend, logger: logger)
-            .filter { $0.id != configuration.nodeID }
-            .shuffled()
+        let cipher = try configuration.storeCipher().cipher
+        var applied: LogPosition?
+        if FileManager.default.fileExists(atPath: configuration.store.path + "/data.mdb") {
+            let store = try LocalStore(path: configuration.store.path, configuration: configuration.store.environment, cipher: cipher)
+            applied = try? store.view.appliedPosition()
+            try await store.close()
+        }
+        let (live, trimPoint) = try await Self.clusterState(configuration, backend: clusterBackend, logger: logger)
+        if let applied {
+            // A store the log can still bring up to date is kept.
+            guard applied < trimPoint else { return nil }
+            logger.warning(
+                "the store is below the log's trim point: it is replaced by a member's snapshot",
+                metadata: ["store.applied": "\(applied)", "log.trim-point": "\(trimPoint)"]
+            )
+        }
+        let members = live.filter { $0.id != configuration.nodeID }.shuffled()
         guard !members.isEmpty else {
             logger.notice("no live member to take a snapshot from; the store is built from the log")
             return nil
@@ -36,7 +50,6 @@ extension HeraldNode {
         http.tlsConfiguration = cluster.usesTLS ? try ClusterTLS(cluster).client : nil
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
         defer { client.shutdown { _ in } }
-        let cipher = try configuration.storeCipher().cipher
         for member in members {
             do {
                 let header = try await Self.restore(from: member, client: client, secret: secret, into: configuration.store.path, cipher: cipher, logger: logger)
@@ -53,8 +66,12 @@ extension HeraldNode {
         return nil
     }
 
-    /// The live members as the backend lists them now.
-    private static func liveMembers(_ configuration: HeraldConfiguration, backend backendType: any ConfigurableClusterBackend.Type, logger: Logger) async throws -> [ClusterMember] {
+    /// The live members as the backend lists them now, and the log's trim point.
+    private static func clusterState(
+        _ configuration: HeraldConfiguration,
+        backend backendType: any ConfigurableClusterBackend.Type,
+        logger: Logger
+    ) async throws -> (members: [ClusterMember], trimPoint: LogPosition) {
         let backend = try backendType.make(
             ClusterBackendSettings(
                 endpoints: configuration.cluster.etcdEndpoints,
@@ -74,8 +91,9 @@ extension HeraldNode {
                 members = current
                 return false
             }
+            let trimPoint = try await backend.window.trimPoint()
             try await backend.shutdown()
-            return members
+            return (members, trimPoint)
         } catch {
             try? await backend.shutdown()
             throw error

@@ -27,6 +27,9 @@ public struct StoreError: CodedError {
         case wrongLog = "store.wrong_log"
         /// Two front doors declared the same registration scope or marker namespace.
         case clash = "store.clash"
+        /// The log was trimmed past the entries asked for: a view that far behind starts again
+        /// from a snapshot.
+        case trimmed = "store.log_trimmed"
     }
 
     public let code: Code

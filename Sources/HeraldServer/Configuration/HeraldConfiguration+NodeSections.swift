@@ -98,6 +98,9 @@ extension HeraldConfiguration.Cluster {
         self.prefix = prefix
         self.partitions = try section.integer("partitions")
         self.readyLag = try section.integer("ready-lag")
+        self.logRetention = try section.integer("log-retention")
+        self.logRetentionDuration = try section.duration("log-retention-duration")
+        self.trimInterval = try section.duration("trim-interval", atLeast: .milliseconds(100))
         self.requestTimeout = try section.duration("request-timeout", atLeast: .milliseconds(100))
         if let id = try section.string("node-id") {
             guard id.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0) }), id.count <= 128 else {

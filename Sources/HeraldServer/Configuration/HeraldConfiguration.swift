@@ -101,6 +101,11 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var partitions = 256
         /// How far (in etcd revisions) the view may trail the log and still be ready.
         public var readyLag = 1000
+        /// What the log keeps past what every live member has applied.
+        public var logRetention = 100_000
+        public var logRetentionDuration: Duration = .seconds(600)
+        /// Between two turns of publishing the applied position and trimming.
+        public var trimInterval: Duration = .seconds(10)
         /// How long one etcd call may take.
         public var requestTimeout: Duration = .seconds(5)
         /// This node's id among the members; `nil` derives one from the host name and port.
@@ -278,6 +283,24 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .integer(0...1_000_000),
             default: "1000",
             help: "`/readyz` answers 503 while the view trails the etcd log by more than this many revisions."
+        ),
+        ConfigurationKey(
+            "cluster.log-retention",
+            .integer(0...1_000_000_000),
+            default: "100000",
+            help: "etcd revisions the shared log keeps below the lowest position every live member has applied; entries older than both this and `cluster.log-retention-duration` are deleted (and etcd compacted there) by one member at a time. A member that was away longer than the log keeps restores a live member's snapshot when it starts. See docs/cluster.md."
+        ),
+        ConfigurationKey(
+            "cluster.log-retention-duration",
+            .duration,
+            default: "10m",
+            help: "History the shared log keeps however few revisions it holds: an entry younger than this is never deleted. The longer of the two retentions wins."
+        ),
+        ConfigurationKey(
+            "cluster.trim-interval",
+            .duration,
+            default: "10s",
+            help: "How often each member publishes how far it has applied the log, and the trimming member deletes what every live member has applied past the retention."
         ),
         ConfigurationKey("cluster.request-timeout", .duration, default: "5s", help: "How long one etcd call may take before the next member is tried or the call fails."),
         ConfigurationKey(

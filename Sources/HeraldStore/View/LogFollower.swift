@@ -72,6 +72,11 @@ public struct LogFollower: Service, DescribedByName {
                 _ = try await self.log.waitForHead(beyond: applied)
             } catch is CancellationError {
                 throw CancellationError()
+            } catch let error as StoreError where error.code == .trimmed {
+                // Waiting cannot bring deleted entries back: the node stops, and started again
+                // it restores a snapshot before it opens the store.
+                self.logger.critical("the view is below the log's trim point; stopping", metadata: ["error": "\(error)"])
+                throw error
             } catch {
                 failures += 1
                 let delay = Self.retryDelay(afterFailures: failures)

@@ -349,6 +349,62 @@ import Testing
         }
     }
 
+    @Test func theLogKeepsAWindowAndANodeAwayPastItRestoresASnapshotWhenItStarts() async throws {
+        // Keeps nothing past what the live members applied, trimming five times a second.
+        let window = ["--cluster-log-retention", "0", "--cluster-log-retention-duration", "0s", "--cluster-trim-interval", "200ms"]
+        try await withNodes(2, etcdMembers: 1, arguments: window) { nodes, serverKey, configurations, _ in
+            let client = StatusClient(identity: Secp256k1PrivateKey(), server: serverKey.publicKey)
+            @Sendable func registration() throws -> WakuMessage {
+                try client.registration(
+                    installationID: UUID().uuidString.lowercased(),
+                    version: 1,
+                    accessToken: UUID().uuidString.lowercased(),
+                    deviceToken: String(repeating: "ef", count: 32),
+                    apnTopic: "im.status.ethereum"
+                )
+            }
+            let log = try #require(nodes[0].log as? EtcdCommandLog)
+            func logKeys() async throws -> Int {
+                let prefix = log.logPrefix
+                return try await log.client.range(prefix, rangeEnd: EtcdKey.prefixEnd(prefix), keysOnly: true).keyValues.count
+            }
+            try await running(nodes[0]) { first in
+                try await waitForMembers([nodes[0]], count: 1)
+                let away: LogPosition = try await running(nodes[1]) { _ in
+                    try await waitForMembers([nodes[0], nodes[1]], count: 2)
+                    for _ in 0..<3 { _ = try await post(try registration(), to: first) }
+                    let written = try nodes[0].store.view.appliedPosition()
+                    try await waitUntil("node1 to apply the log up to \(written)", within: .seconds(60)) { try nodes[1].store.view.appliedPosition() >= written }
+                    // Both applied it: the window closes behind them.
+                    try await waitUntil("the trimmer to delete what both applied", within: .seconds(60), observing: { try await log.trimPoint() }) { $0 >= written }
+                    return try nodes[1].store.view.appliedPosition()
+                }
+                // node1 is gone (its lease with it): the window no longer waits for it.
+                for _ in 0..<5 { _ = try await post(try registration(), to: first) }
+                let head = try nodes[0].store.view.appliedPosition()
+                try await waitUntil("the trim point to pass node1's \(away)", within: .seconds(60), observing: { try await log.trimPoint() }) { $0 > away }
+                try await waitUntil("the log to hold no entry node0 applied", within: .seconds(60), observing: { try await logKeys() }) { $0 == 0 }
+
+                // Started again, node1 finds its store below the trim point and restores node0's snapshot.
+                let header = try #require(try await HeraldNode.restoreStoreFromPeer(configuration: configurations[1], logger: Logger(label: "node1-restore")))
+                #expect(header.appliedPosition >= head)
+                let again = try HeraldNode.build(configuration: configurations[1], logger: Logger(label: "node1-again"))
+                try await running(again) { port in
+                    try await waitUntil(
+                        "node1 to be ready with the log applied up to \(head) (observed: /readyz, applied position)",
+                        within: .seconds(60),
+                        every: .milliseconds(50),
+                        observing: { () async throws -> (readyz: HTTPResponseStatus, applied: LogPosition) in
+                            (try await get("/readyz", port: port).status, try again.store.view.appliedPosition())
+                        }
+                    ) { $0.readyz == .ok && $0.applied >= head }
+                    #expect(try again.store.view.recordCount() == 8)
+                    #expect(try again.store.view.digest() == nodes[0].store.view.digest())
+                }
+            }
+        }
+    }
+
     @Test func losingOneEtcdMemberKeepsWritesGoingAndLosingQuorumLeavesRegistrationsUnanswered() async throws {
         // Status pushes go to a stand-in gorush, so the test sees them leave.
         let gorush = try await WebhookReceiver.start()
