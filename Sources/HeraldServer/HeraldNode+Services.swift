@@ -20,7 +20,11 @@ extension HeraldNode {
         if let cluster {
             services.append(ClusterLogService(backend: cluster.backend, forwarder: cluster.forwarder))
             services.append(cluster.membership)
-            services.append(Self.makeLogWindowKeeper(basis, cluster: cluster, clock: basis.clock))
+            // On the wall clock, not `basis.clock`: tests that step the node's clock to move one
+            // push's back-off must not also step (or count as sleeping) the log's upkeep.
+            services.append(Self.makeLogWindowKeeper(basis, cluster: cluster, clock: ContinuousClock()))
+        } else {
+            services.append(Self.makeLocalLogTrimmer(basis, clock: ContinuousClock()))
         }
         services.append(LogFollower(log: log, view: basis.store.view, logger: basis.logger))
         if let feedback = delivery.feedback {
@@ -51,5 +55,13 @@ extension HeraldNode {
             metrics: LogWindowMetrics(factory: basis.metrics),
             logger: basis.logger
         )
+    }
+
+    private static func makeLocalLogTrimmer<C: Clock<Duration>>(_ basis: Basis, clock: C) -> any Service {
+        let store = basis.configuration.store
+        let configuration = LocalLogTrimmer<C>.Configuration(
+            retention: LogRetention(revisions: UInt64(store.logRetention), duration: store.logRetentionDuration)
+        )
+        return LocalLogTrimmer(configuration: configuration, store: basis.store, clock: clock, logger: basis.logger)
     }
 }

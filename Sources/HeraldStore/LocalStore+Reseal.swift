@@ -21,6 +21,10 @@ extension LocalStore {
         result.records = try await self.reseal(records, batch: batch, cipher: cipher) { key, value in
             try Self.resealed(value, cipher: cipher, context: LMDBRegistryView.context(key))
         }
+        // The trimmed log's base holds records too, sealed the same way.
+        result.records += try await self.reseal(try self.environment.database(DatabaseName.logBase), batch: batch, cipher: cipher) { key, value in
+            try Self.resealed(value, cipher: cipher, context: LMDBRegistryView.context(key))
+        }
         result.logEntries = try await self.reseal(log, batch: batch, cipher: cipher) { key, value in
             try Self.resealed(value, cipher: cipher, context: LMDBCommandLog.context(try key.withUnsafeBytes { try UInt64(storeKeyBytes: $0) }))
         }

@@ -10,7 +10,9 @@ public final class LocalStore: Sendable {
         static let meta = "meta"
         static let markers = "markers"
         static let tokens = "tokens"
-        static let all = [log, records, meta, markers, tokens]
+        /// The records as of the log's base position: what the trimmed entries amounted to.
+        static let logBase = "log-base"
+        static let all = [log, records, meta, markers, tokens, logBase]
     }
 
     public let environment: LMDBEnvironment
@@ -28,7 +30,7 @@ public final class LocalStore: Sendable {
         let writer = StoreWriter(environment: environment)
         self.environment = environment
         self.writer = writer
-        self.log = try LMDBCommandLog(writer: writer, database: environment.database(DatabaseName.log), cipher: cipher)
+        self.log = try LMDBCommandLog(writer: writer, database: environment.database(DatabaseName.log), meta: environment.database(DatabaseName.meta), cipher: cipher)
         self.view = try LMDBRegistryView(
             writer: writer,
             records: environment.database(DatabaseName.records),

@@ -41,6 +41,10 @@ extension HeraldDev.Store {
         var silentService: String?
         @Option(help: "With --silent-service: the app the devices reach.") var app: String = "bench"
         @Option(help: "With --silent-service: every n-th device is an FCM device (0: none).") var fcmEvery: Int = 2
+        @Flag(help: "Re-register the subjects in turn (subject i mod --subjects, one installation, the version rising each round) instead of the mixed stream: churn, for measuring a store that keeps registrations, not history.")
+        var reRegister = false
+        @Option(help: "Trim the log while appending, keeping this many entries below what the view applied (as `store.log-retention` does, without the duration).")
+        var retain: Int?
 
         func validate() throws {
             guard self.count >= 0, self.batch >= 1 else { throw ValidationError("--count must be ≥ 0 and --batch ≥ 1") }
@@ -52,11 +56,33 @@ extension HeraldDev.Store {
             let logger = Logger(label: "herald.store.fill")
             let follower = store.follower(logger: logger)
             let following = Task { try await follower.run() }
+            let trimming = self.retain.map { retain in
+                Task {
+                    while !Task.isCancelled {
+                        let applied = try store.view.appliedPosition()
+                        if applied > LogPosition(retain), try await store.trimLog(through: applied - LogPosition(retain), limit: 1000) > 0 { continue }
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                }
+            }
             let stream = SyntheticCommands(seed: self.seed, subjects: self.subjects)
             let command: (Int) -> RegistryCommand
             if let service = self.silentService {
                 let (app, fcmEvery) = (self.app, self.fcmEvery)
                 command = { index in SilentBenchRegistrations.command(service: service, app: app, index: index, fcmEvery: fcmEvery) }
+            } else if self.reRegister {
+                let subjects = self.subjects
+                command = { index in
+                    let subject = index % subjects
+                    return .register(
+                        Registration(
+                            key: SyntheticCommands.key(subject: subject, installation: 0),
+                            version: UInt64(index / subjects) + 1,
+                            device: Device(platform: .apns, token: String(format: "%064x", subject), topic: "im.herald.synthetic"),
+                            attributes: Array(repeating: 0xA5, count: 32)
+                        )
+                    )
+                }
             } else {
                 command = stream.command(at:)
             }
@@ -70,6 +96,8 @@ extension HeraldDev.Store {
                 // Unbuffered, so a parent that kills this process knows what was acknowledged.
                 FileHandle.standardOutput.write(Data("appended \(appended)\n".utf8))
             }
+            trimming?.cancel()
+            _ = try? await trimming?.value
             following.cancel()
             _ = try? await following.value
             try await follower.catchUp()

@@ -28,6 +28,38 @@ import Glibc
         }
     }
 
+    /// A writer trimming its log as it appends (`--retain`), killed at a random moment: the log
+    /// after its base is a stretch of the stream, and the view verifies against base and log.
+    @Test func killedWriterWhileTrimmingLeavesAVerifiableBaseAndLog() async throws {
+        let binary = HeraldExecutable.devPath
+        try #require(HeraldExecutable.devExists, "build herald-dev first: \(binary) is missing")
+        let runs = Int(ProcessInfo.processInfo.environment["TEST_CRASH_RUNS"] ?? "") ?? 3
+        var random = SystemRandomNumberGenerator()
+        for run in 0..<runs {
+            let seed = UInt64.random(in: 1...1_000_000, using: &random)
+            let killAfter = Int.random(in: 2_000...6_000, using: &random)
+            let context = "run \(run): seed \(seed), kill after \(killAfter) acknowledged"
+            try await withTemporaryDirectory { path in
+                let acknowledged = try await Self.runAndKill(
+                    binary: binary,
+                    arguments: ["store", "fill", "--path", path, "--count", "10000000", "--batch", "50", "--seed", "\(seed)", "--subjects", "300", "--retain", "500"],
+                    afterAcknowledged: killAfter
+                )
+                let store = try LocalStore(path: path)
+                let verification = try await store.verify()
+                #expect(verification.isConsistent, "\(context): \(verification)")
+                #expect(verification.logHead >= LogPosition(acknowledged), "\(context): an acknowledged append was lost")
+                #expect(verification.logBase > 0, "\(context): nothing was trimmed before the kill")
+                let base = Int(verification.logBase)
+                let logged = try await store.log.entries(from: LogPosition(base + 1), limit: Int(verification.logHead) - base)
+                #expect(logged.map(\.command) == SyntheticCommands(seed: seed, subjects: 300).commands(base..<Int(verification.logHead)), "\(context)")
+                try await store.follower(logger: Logger(label: "test")).catchUp()
+                #expect(try await store.verify().isConsistent, "\(context)")
+                try await store.close()
+            }
+        }
+    }
+
     /// `herald store restore` killed at a random moment leaves the store it replaces or the
     /// snapshot's, whole: `verify` accepts it and its digest is one of the two.
     @Test func killedRestoreLeavesTheOldStoreOrTheNewOne() async throws {

@@ -40,6 +40,8 @@ extension HeraldConfiguration.Store {
         self.environment.mapSize = try section.size("map-size")
         self.environment.maxMapSize = try section.size("max-map-size")
         self.environment.durable = try section.bool("durable")
+        self.logRetention = try section.integer("log-retention")
+        self.logRetentionDuration = try section.duration("log-retention-duration")
         self.encryptionKeyFile = try section.nonEmptyString("encryption-key-file", expecting: "a file path")
         self.encryptionKey = try section.secret("encryption-key")
         if self.encryptionKeyFile != nil, self.encryptionKey != nil {

@@ -29,6 +29,9 @@ public struct HeraldConfiguration: Sendable, Hashable {
         /// The key ring itself (hex keys), usually from the environment.
         public var encryptionKey: String?
         public var environment = LMDBEnvironment.Configuration()
+        /// Alone, what the store's own log keeps past what the view applied.
+        public var logRetention = 100_000
+        public var logRetentionDuration: Duration = .seconds(600)
     }
 
     public struct Log: Sendable, Hashable {
@@ -205,6 +208,18 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .size,
             default: "256GiB",
             help: "Largest the map may grow to; beyond it writes fail with `store.full`."
+        ),
+        ConfigurationKey(
+            "store.log-retention",
+            .integer(0...1_000_000_000),
+            default: "100000",
+            help: "Alone, entries the store's own log keeps below what the view has applied; older ones (also past `store.log-retention-duration`) are folded into the log's base, so the store grows with registrations, not with their history. In a cluster the log is etcd's: `cluster.log-retention`."
+        ),
+        ConfigurationKey(
+            "store.log-retention-duration",
+            .duration,
+            default: "10m",
+            help: "Alone, history the store's own log keeps however few entries it holds. The longer of the two retentions wins."
         ),
         ConfigurationKey(
             "store.durable",

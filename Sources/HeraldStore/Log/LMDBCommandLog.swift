@@ -17,19 +17,30 @@ public actor LMDBCommandLog: CommandLog {
     private let writer: StoreWriter
     private let environment: LMDBEnvironment
     private let table: Table<UInt64, RegistryCommand>
+    /// Holds the base position: entries at or below it were folded into the base and deleted.
+    private let meta: Table<String, UInt64>?
     /// Seals commands at rest; `nil` keeps them as they are.
     private let cipher: StoreCipher?
     private let headSignal: PositionSignal
     private var pending: [Pending] = []
     private var isFlushing = false
 
-    public init(writer: StoreWriter, database: LMDBDatabase, cipher: StoreCipher? = nil) throws {
+    /// Meta key of the base position.
+    static let baseKey = "log-base-position"
+
+    public init(writer: StoreWriter, database: LMDBDatabase, meta: LMDBDatabase? = nil, cipher: StoreCipher? = nil) throws {
         self.cipher = cipher
         self.writer = writer
         self.environment = writer.environment
         self.table = Table(database)
+        self.meta = meta.map(Table.init)
         let table = self.table
-        let head = try writer.environment.read { txn in try table.lastKey(in: txn) ?? 0 }
+        let metaTable = self.meta
+        // Trimming always keeps the newest entry; a log trimmed empty by an older build would
+        // still go on from its base.
+        let head = try writer.environment.read { txn in
+            max(try table.lastKey(in: txn) ?? 0, try metaTable?.get(Self.baseKey, in: txn) ?? 0)
+        }
         self.headSignal = PositionSignal(position: head)
     }
 
@@ -82,8 +93,9 @@ public actor LMDBCommandLog: CommandLog {
         let commands = batch.flatMap(\.commands)
         let table = self.table
         let cipher = self.cipher
+        let meta = self.meta
         let first = try await self.writer.write { txn in
-            let first = (try table.lastKey(in: txn) ?? 0) + 1
+            let first = max(try table.lastKey(in: txn) ?? 0, try meta?.get(Self.baseKey, in: txn) ?? 0) + 1
             for (offset, command) in commands.enumerated() {
                 let position = first + UInt64(offset)
                 try txn.put(try cipher.seal(command.encoded(), context: Self.context(position)), in: table.database, key: position.storeKeyBytes)
@@ -103,7 +115,12 @@ public actor LMDBCommandLog: CommandLog {
         guard limit > 0 else { return [] }
         let table = self.table
         let cipher = self.cipher
+        let meta = self.meta
         return try self.environment.read { txn in
+            let base = try meta?.get(Self.baseKey, in: txn) ?? 0
+            guard base == 0 || position > base else {
+                throw StoreError(.trimmed, "the log's entries through position \(base) were folded into its base; it holds \(base + 1) on, not \(position)")
+            }
             var entries: [LogEntry] = []
             try txn.forEach(in: table.database, from: max(position, 1).storeKeyBytes) { keyBytes, value in
                 let key = try UInt64(storeKeyBytes: keyBytes)

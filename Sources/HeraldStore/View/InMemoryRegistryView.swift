@@ -17,6 +17,15 @@ public final class InMemoryRegistryView: RegistryView {
 
     public init() {}
 
+    /// A view that starts from `records`, as applied through `applied` (a trimmed log's base).
+    public init(records: [RegistrationKey: RegistryRecord], applied: LogPosition) {
+        self.state.withLock { state in
+            state.records = records
+            state.applied = applied
+        }
+        self.appliedSignal.advance(to: applied)
+    }
+
     public func appliedPosition() -> LogPosition {
         self.state.withLock { $0.applied }
     }

@@ -103,7 +103,7 @@ public final class LMDBRegistryView: RegistryView {
         return try self.environment.read { txn in try Self.record(for: key, in: records, cipher: cipher, txn: txn) }
     }
 
-    private static func record(
+    static func record(
         for key: RegistrationKey,
         in records: LMDBDatabase,
         cipher: StoreCipher?,

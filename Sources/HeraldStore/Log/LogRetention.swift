@@ -1,9 +1,8 @@
-public import HeraldStore
-
-/// How much of the shared log is kept past what every live member has applied: at least
-/// `revisions` positions and at least `duration` of history, whichever keeps more. A member
-/// that returns after its lease ended finds the log still holding what it missed if it was away
-/// for less than this; otherwise it starts from a snapshot.
+/// How much of a log is kept past what every view following it has applied: at least
+/// `revisions` positions and at least `duration` of history, whichever keeps more. In a cluster,
+/// a member that returns after its lease ended finds the log still holding what it missed if it
+/// was away for less than this; otherwise it starts from a snapshot. Alone, it is the history
+/// `herald store verify` and a tool reading the log still see.
 public struct LogRetention: Sendable, Hashable {
     public var revisions: UInt64
     public var duration: Duration
