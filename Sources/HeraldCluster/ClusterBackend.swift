@@ -12,6 +12,8 @@ public protocol ClusterBackend: Sendable {
     var membership: any MembershipBackend { get }
     /// How far members have applied and the trimming of the log, for `LogWindowKeeper`.
     var window: any LogWindowBackend { get }
+    /// Values the nodes share, such as provider tokens.
+    var sharedValues: any SharedValues { get }
     /// Its long-lived work (following the log) until graceful shutdown.
     func run() async throws
     /// Closes its connections, once `run` has returned.

@@ -12,6 +12,7 @@ public final class DeliveryMetrics: Sendable {
     public static let queueDepth = "herald_delivery_queue_depth"
     public static let openConnections = "herald_delivery_open_connections"
     public static let tokenRefreshes = "herald_delivery_token_refreshes_total"
+    public static let sharedTokenFallbacks = "herald_delivery_shared_token_fallbacks_total"
     public static let overloaded = "herald_delivery_overloaded_total"
     public static let deviceRateLimited = "herald_delivery_device_rate_limited_total"
     /// Failed connection attempts since start by `reason` (`open_files` when the node ran out of
@@ -67,6 +68,12 @@ public final class DeliveryMetrics: Sendable {
 
     public func recordTokenRefresh(provider: String, app: String) {
         self.counter(Self.tokenRefreshes, ["provider": provider, "app": app]).increment()
+    }
+
+    /// A node of a cluster could not read or store the shared provider token and used one of
+    /// its own.
+    public func recordSharedTokenFallback(provider: String, app: String) {
+        self.counter(Self.sharedTokenFallbacks, ["provider": provider, "app": app]).increment()
     }
 
     /// Gauges sampled at scrape time from the endpoints.

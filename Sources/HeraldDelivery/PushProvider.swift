@@ -61,12 +61,21 @@ public struct ProviderContext: Sendable {
     public var logger: Logger
     /// Times deadlines, back-off and token renewal (a test clock in tests).
     public var clock: any Clock<Duration>
+    /// In a cluster, where the nodes share provider tokens; `nil` alone.
+    public var sharedTokens: (any SharedProviderTokens)?
 
-    public init(group: any EventLoopGroup, metrics: DeliveryMetrics, logger: Logger, clock: any Clock<Duration> = ContinuousClock()) {
+    public init(
+        group: any EventLoopGroup,
+        metrics: DeliveryMetrics,
+        logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock(),
+        sharedTokens: (any SharedProviderTokens)? = nil
+    ) {
         self.group = group
         self.metrics = metrics
         self.logger = logger
         self.clock = clock
+        self.sharedTokens = sharedTokens
     }
 }
 

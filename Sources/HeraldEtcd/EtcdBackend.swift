@@ -11,6 +11,7 @@ public struct EtcdBackend: ConfigurableClusterBackend {
     public var log: any CommandLog { self.etcdLog }
     public var membership: any MembershipBackend { self.etcdMembership }
     public var window: any LogWindowBackend { EtcdLogWindow(client: self.client, log: self.etcdLog) }
+    public var sharedValues: any SharedValues { EtcdSharedValues(client: self.client, prefix: self.etcdLog.configuration.prefix) }
 
     public static func make(_ settings: ClusterBackendSettings) throws -> EtcdBackend {
         var clientConfiguration = EtcdClient.Configuration(endpoints: settings.endpoints)

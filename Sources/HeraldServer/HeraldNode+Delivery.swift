@@ -26,7 +26,8 @@ extension HeraldNode {
                 group: MultiThreadedEventLoopGroup.singleton,
                 metrics: DeliveryMetrics(factory: basis.metrics),
                 logger: basis.logger,
-                clock: basis.clock
+                clock: basis.clock,
+                sharedTokens: cluster.map { ClusterProviderTokens(values: $0.backend.sharedValues, cipher: basis.store.cipher) }
             ),
             deadTokenHandlers: [deadTokens],
             failureObservers: feedback.map { [$0] } ?? []

@@ -8,7 +8,7 @@ import HeraldTesting
 import Logging
 import Testing
 
-/// The log's window on real etcd: members publish how far they applied under their leases, one
+/// The log's window and shared values on real etcd: members publish how far they applied under their leases, one
 /// holds the trimmer's role, trimming deletes exactly the entries at or below the trim point, and
 /// a reader asking for trimmed entries is told so instead of getting a gap.
 @Suite(.serialized, .loadHeavy) struct EtcdLogWindowTests {
@@ -84,6 +84,20 @@ import Testing
             try await membership.leave(a)
             let b2 = try await membership.join(as: ClusterMember(id: "b", url: "http://127.0.0.1:2"), ttl: 30)
             #expect(try await window.claimTrimmer(member: "b", lease: b2))
+        }
+    }
+
+    @Test func sharedValuesAreReplacedByCompareAndSet() async throws {
+        try await self.nodes.withNodes(1) { nodes in
+            let values = EtcdSharedValues(client: nodes[0].log.client, prefix: nodes[0].log.configuration.prefix)
+            let empty = try await values.read("apns/TEAM/KEY")
+            #expect(empty.value == nil && empty.version == 0)
+            #expect(try await values.store([1], as: "apns/TEAM/KEY", ifVersion: 0))
+            #expect(try await values.store([2], as: "apns/TEAM/KEY", ifVersion: 0) == false, "another node stored one first")
+            let first = try await values.read("apns/TEAM/KEY")
+            #expect(first.value == [1] && first.version > 0)
+            #expect(try await values.store([3], as: "apns/TEAM/KEY", ifVersion: first.version))
+            #expect(try await values.read("apns/TEAM/KEY").value == [3])
         }
     }
 }

@@ -24,7 +24,9 @@ extension APNSProvider: ConfigurablePushProvider, PooledProvider {
                 tokens = try APNSTokenManager(
                     credentials: .init(keyID: keyID, teamID: teamID, privateKeyPEM: pem),
                     clock: context.clock,
-                    onMint: { metrics.recordTokenRefresh(provider: "apns", app: id) }
+                    onMint: { metrics.recordTokenRefresh(provider: "apns", app: id) },
+                    sharing: context.sharedTokens,
+                    onSharedFallback: { metrics.recordSharedTokenFallback(provider: "apns", app: id) }
                 )
             } catch {
                 throw ConfigurationError(.invalidValue, "configuration key apps.\(id).apns.key-file: \(keyFile) is not a P-256 .p8 key")

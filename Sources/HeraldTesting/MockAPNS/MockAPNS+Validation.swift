@@ -69,6 +69,7 @@ extension MockAPNS {
             } catch {
                 return fail(403, "InvalidProviderToken")
             }
+            self.recordProviderToken(String(jwt))
         }
         guard now.timeIntervalSince(verified.issuedAt) <= 3600 else { return fail(403, "ExpiredProviderToken") }
         if let environment = self.keysByID[verified.keyID]?.environment, environment != self.configuration.environment {

@@ -14,6 +14,8 @@ import NIOTLS
 public final class MockAPNS: Sendable {
     struct Shared {
         var accepted: [AcceptedPush] = []
+        /// Every provider token that verified, whichever connection presented it.
+        var providerTokens: Set<String> = []
         var tokenStates: [String: TokenState] = [:]
         var failEvery: (every: Int, status: Int, reason: String)?
         var failNext: [(status: Int, reason: String, retryAfter: Int?)] = []
@@ -169,6 +171,13 @@ public final class MockAPNS: Sendable {
 
     /// Every push answered 200, in the order answered.
     public var accepted: [AcceptedPush] { self.shared.withLockedValue { $0.accepted } }
+    /// The distinct provider tokens that verified: how often the key's token changed, as Apple
+    /// counts it.
+    public var providerTokens: Set<String> { self.shared.withLockedValue { $0.providerTokens } }
+
+    func recordProviderToken(_ jwt: String) {
+        self.shared.withLockedValue { _ = $0.providerTokens.insert(jwt) }
+    }
     /// Requests the mock validated, whatever it answered.
     public var requestCount: Int { self.shared.withLockedValue { $0.requests } }
     /// Connections currently open.
