@@ -52,9 +52,10 @@ public struct LogWindowKeeper<C: Clock>: Service, DescribedByName where C.Durati
     public func run() async throws {
         try? await cancelWhenGracefulShutdown {
             var history = LogRetention.HeadHistory<C.Instant>()
+            var published: Published?
             while !Task.isCancelled {
                 do {
-                    try await self.turn(&history)
+                    try await self.turn(&history, published: &published)
                 } catch is CancellationError {
                     return
                 } catch {
@@ -65,10 +66,17 @@ public struct LogWindowKeeper<C: Clock>: Service, DescribedByName where C.Durati
         }
     }
 
+    /// What this member last published, so an unchanged position is not written again (each
+    /// write is a revision of the backend's history).
+    struct Published: Equatable {
+        var lease: MemberLease
+        var position: LogPosition
+    }
+
     /// One turn: publish, and trim when this member holds the role. Returns how many entries it
     /// deleted.
     @discardableResult
-    func turn(_ history: inout LogRetention.HeadHistory<C.Instant>) async throws -> Int {
+    func turn(_ history: inout LogRetention.HeadHistory<C.Instant>, published: inout Published?) async throws -> Int {
         let snapshot = self.membership.snapshot
         guard let lease = snapshot.lease else {
             history.reset()
@@ -76,22 +84,26 @@ public struct LogWindowKeeper<C: Clock>: Service, DescribedByName where C.Durati
         }
         let nodeID = self.membership.configuration.nodeID
         let applied = try self.appliedPosition()
-        try await self.backend.publishApplied(applied, member: nodeID, lease: lease)
+        let now = Published(lease: lease, position: applied)
+        if published != now {
+            try await self.backend.publishApplied(applied, member: nodeID, lease: lease)
+            published = now
+        }
         guard try await self.backend.claimTrimmer(member: nodeID, lease: lease) else {
             history.reset()
             self.metrics.trimmer(false)
             return 0
         }
         self.metrics.trimmer(true)
-        let now = self.clock.now
-        history.record(head: try await self.log.head(), at: now)
+        let instant = self.clock.now
+        history.record(head: try await self.log.head(), at: instant)
         // Only live members count: one whose lease ended starts from a snapshot if it returns
         // below the trim point.
         var positions = try await self.backend.appliedPositions()
         positions[nodeID] = applied
         let target = self.configuration.retention.trimPoint(
             applied: positions.values,
-            headDurationAgo: history.head(atLeast: self.configuration.retention.duration, before: now)
+            headDurationAgo: history.head(atLeast: self.configuration.retention.duration, before: instant)
         )
         let current = try await self.backend.trimPoint()
         self.metrics.trimPoint(max(current, target))

@@ -82,9 +82,14 @@ public struct EtcdLogWindow: LogWindowBackend {
         return deleted
     }
 
+    /// Compacts at the store's current revision, not at `position`: the deletes just made sit
+    /// at later revisions, and a compaction before a delete keeps the deleted values. What is
+    /// above the trim point stays readable (a compaction keeps each key's latest version); a
+    /// watch resuming from before now reads the log by range instead, as after any compaction.
     public func compact(through position: LogPosition) async throws {
         do {
-            try await self.client.compact(revision: Int64(position))
+            let now = try await self.client.range(self.log.trimKey, keysOnly: true).revision
+            try await self.client.compact(revision: max(Int64(position), now))
         } catch let error as EtcdError where error.code == .compacted {
             // Compacted there or beyond already (by etcd's own auto-compaction, say).
         } catch let error as EtcdError {

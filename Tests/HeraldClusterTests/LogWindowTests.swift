@@ -109,20 +109,27 @@ import Testing
             logger: Logger(label: "keeper")
         )
         var history = LogRetention.HeadHistory<TestClock.Instant>()
+        var published: LogWindowKeeper<TestClock>.Published?
         // Another live member, further behind.
         window.state.withLock { $0.applied["node2"] = 600 }
 
         // The first turn publishes and takes the role, but has not watched the head for a
         // minute yet: nothing goes.
-        #expect(try await keeper.turn(&history) == 0)
+        #expect(try await keeper.turn(&history, published: &published) == 0)
         #expect(window.state.withLock { $0.applied["node1"] } == 900)
         #expect(window.state.withLock { $0.trimmer } == "node1")
+
+        // An unchanged position is not written again.
+        window.state.withLock { $0.applied["node1"] = 1 }
+        #expect(try await keeper.turn(&history, published: &published) == 0)
+        #expect(window.state.withLock { $0.applied["node1"] } == 1)
+        window.state.withLock { $0.applied["node1"] = 900 }
 
         clock.advance(by: .seconds(61))
         log.position.withLock { $0 = 1_200 }
         // A minute on, the head of a minute ago (1,000) no longer holds it back; node2 at 600
         // less 100 does.
-        #expect(try await keeper.turn(&history) == 500)
+        #expect(try await keeper.turn(&history, published: &published) == 500)
         #expect(window.state.withLock { ($0.trimPoint, $0.entries.first, $0.compactedThrough) } == (500, 501, 500))
 
         // node2 left (its lease ended and its position with it): node1's own 1,150 less 100,
@@ -130,14 +137,14 @@ import Testing
         window.state.withLock { $0.applied["node2"] = nil }
         applied.withLock { $0 = 1_150 }
         clock.advance(by: .seconds(61))
-        #expect(try await keeper.turn(&history) == 500, "501 through 1,000: every entry left")
+        #expect(try await keeper.turn(&history, published: &published) == 500, "501 through 1,000: every entry left")
         #expect(window.state.withLock { $0.trimPoint } == 1_050)
 
         // Another member holds the role: this one publishes and deletes nothing.
         window.state.withLock { $0.trimmer = "node2"; $0.entries = Array(1_001...1_100) }
         applied.withLock { $0 = 1_200 }
         clock.advance(by: .seconds(61))
-        #expect(try await keeper.turn(&history) == 0)
+        #expect(try await keeper.turn(&history, published: &published) == 0)
         #expect(window.state.withLock { ($0.applied["node1"], $0.entries.count) } == (1_200, 100))
     }
 }
