@@ -12,26 +12,27 @@ extension LocalStore {
     /// own applied position and log source. The copy is staged in `stagingDirectory` (beside the
     /// output, so on the same disk) and removed after.
     public static func writeSnapshot(ofStoreAt directory: String, to output: FileHandle, stagingDirectory: String) throws -> StoreSnapshot.Header {
-        let staging = stagingDirectory + "/.herald-snapshot-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: staging) }
-        try LMDBEnvironment.compactCopy(ofStoreAt: directory, to: staging)
-        let (applied, source) = try Self.tags(ofStoreAt: staging)
-        let dataFile = staging + "/data.mdb"
-        let bytes = try FileManager.default.attributesOfItem(atPath: dataFile)[.size] as? Int ?? 0
-        let header = StoreSnapshot.Header(appliedPosition: applied, source: source, bytes: bytes, createdAt: Date())
-        try StoreSnapshot.write(header: header, dataFile: dataFile, to: output)
-        return header
+        try Self.writeSnapshot(to: output, stagingDirectory: stagingDirectory) { staging in
+            try LMDBEnvironment.compactCopy(ofStoreAt: directory, to: staging)
+        }
     }
 
     /// Writes a snapshot of this open store to `output`, as `writeSnapshot(ofStoreAt:…)` does for
     /// a store another process has open: LMDB must not be opened twice in one process, so this
     /// copies through the store's own environment.
     public func writeSnapshot(to output: FileHandle, stagingDirectory: String) throws -> StoreSnapshot.Header {
+        try Self.writeSnapshot(to: output, stagingDirectory: stagingDirectory) { staging in
+            try self.environment.compactCopy(to: staging)
+        }
+    }
+
+    /// Has `copy` write a compacted copy into a staging directory, tags it from the copy itself
+    /// (so the tags are the copy's, whatever was written since), and writes the snapshot.
+    private static func writeSnapshot(to output: FileHandle, stagingDirectory: String, copy: (String) throws -> Void) throws -> StoreSnapshot.Header {
         let staging = stagingDirectory + "/.herald-snapshot-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: staging) }
-        try self.environment.compactCopy(to: staging)
+        try copy(staging)
         let (applied, source) = try Self.tags(ofStoreAt: staging)
         let dataFile = staging + "/data.mdb"
         let bytes = try FileManager.default.attributesOfItem(atPath: dataFile)[.size] as? Int ?? 0

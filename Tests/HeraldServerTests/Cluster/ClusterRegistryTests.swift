@@ -307,18 +307,9 @@ import Testing
     @Test func aNodeStartingWithAnEmptyStoreRestoresAMembersSnapshotAndFollowsTheLogFromIt() async throws {
         try await withNodes(2, etcdMembers: 1, built: 1) { nodes, serverKey, configurations, _ in
             let client = StatusClient(identity: Secp256k1PrivateKey(), server: serverKey.publicKey)
-            @Sendable func registration() throws -> WakuMessage {
-                try client.registration(
-                    installationID: UUID().uuidString.lowercased(),
-                    version: 1,
-                    accessToken: UUID().uuidString.lowercased(),
-                    deviceToken: String(repeating: "ab", count: 32),
-                    apnTopic: "im.status.ethereum"
-                )
-            }
             try await running(nodes[0]) { first in
                 try await waitForMembers([nodes[0]], count: 1)
-                for _ in 0..<5 { _ = try await post(try registration(), to: first) }
+                for _ in 0..<5 { _ = try await post(try registration(client), to: first) }
                 let written = try nodes[0].store.view.appliedPosition()
                 let header = try #require(
                     try await HeraldNode.restoreStoreFromPeer(configuration: configurations[1], logger: Logger(label: "node1-restore")),
@@ -327,19 +318,12 @@ import Testing
                 #expect(header.appliedPosition >= written, "the snapshot holds what node0 had applied")
                 #expect(header.source == (try await nodes[0].log.source()))
                 // Written after the snapshot: node1 gets them from the log, from the snapshot's position on.
-                for _ in 0..<3 { _ = try await post(try registration(), to: first) }
+                for _ in 0..<3 { _ = try await post(try registration(client), to: first) }
                 let head = try nodes[0].store.view.appliedPosition()
                 #expect(head > header.appliedPosition)
                 let second = try HeraldNode.build(configuration: configurations[1], logger: Logger(label: "node1"))
                 try await running(second) { port in
-                    try await waitUntil(
-                        "node1 to be ready with the log applied up to \(head) (observed: /readyz, applied position)",
-                        within: .seconds(60),
-                        every: .milliseconds(50),
-                        observing: { () async throws -> (readyz: HTTPResponseStatus, applied: LogPosition) in
-                            (try await get("/readyz", port: port).status, try second.store.view.appliedPosition())
-                        }
-                    ) { $0.readyz == .ok && $0.applied >= head }
+                    try await waitUntilReady(second, port: port, applied: head)
                     #expect(try second.store.view.digest() == nodes[0].store.view.digest(), "node1's view is node0's")
                     #expect(try second.store.view.recordCount() == 8)
                 }
@@ -354,15 +338,6 @@ import Testing
         let window = ["--cluster-log-retention", "0", "--cluster-log-retention-duration", "0s", "--cluster-trim-interval", "200ms"]
         try await withNodes(2, etcdMembers: 1, arguments: window) { nodes, serverKey, configurations, _ in
             let client = StatusClient(identity: Secp256k1PrivateKey(), server: serverKey.publicKey)
-            @Sendable func registration() throws -> WakuMessage {
-                try client.registration(
-                    installationID: UUID().uuidString.lowercased(),
-                    version: 1,
-                    accessToken: UUID().uuidString.lowercased(),
-                    deviceToken: String(repeating: "ef", count: 32),
-                    apnTopic: "im.status.ethereum"
-                )
-            }
             let log = try #require(nodes[0].log as? EtcdCommandLog)
             func logKeys() async throws -> Int {
                 let prefix = log.logPrefix
@@ -372,7 +347,7 @@ import Testing
                 try await waitForMembers([nodes[0]], count: 1)
                 let away: LogPosition = try await running(nodes[1]) { _ in
                     try await waitForMembers([nodes[0], nodes[1]], count: 2)
-                    for _ in 0..<3 { _ = try await post(try registration(), to: first) }
+                    for _ in 0..<3 { _ = try await post(try registration(client), to: first) }
                     let written = try nodes[0].store.view.appliedPosition()
                     try await waitUntil("node1 to apply the log up to \(written)", within: .seconds(60)) { try nodes[1].store.view.appliedPosition() >= written }
                     // Both applied it: the window closes behind them.
@@ -380,7 +355,7 @@ import Testing
                     return try nodes[1].store.view.appliedPosition()
                 }
                 // node1 is gone (its lease with it): the window no longer waits for it.
-                for _ in 0..<5 { _ = try await post(try registration(), to: first) }
+                for _ in 0..<5 { _ = try await post(try registration(client), to: first) }
                 let head = try nodes[0].store.view.appliedPosition()
                 try await waitUntil("the trim point to pass node1's \(away)", within: .seconds(60), observing: { try await log.trimPoint() }) { $0 > away }
                 try await waitUntil("the log to hold no entry node0 applied", within: .seconds(60), observing: { try await logKeys() }) { $0 == 0 }
@@ -390,14 +365,7 @@ import Testing
                 #expect(header.appliedPosition >= head)
                 let again = try HeraldNode.build(configuration: configurations[1], logger: Logger(label: "node1-again"))
                 try await running(again) { port in
-                    try await waitUntil(
-                        "node1 to be ready with the log applied up to \(head) (observed: /readyz, applied position)",
-                        within: .seconds(60),
-                        every: .milliseconds(50),
-                        observing: { () async throws -> (readyz: HTTPResponseStatus, applied: LogPosition) in
-                            (try await get("/readyz", port: port).status, try again.store.view.appliedPosition())
-                        }
-                    ) { $0.readyz == .ok && $0.applied >= head }
+                    try await waitUntilReady(again, port: port, applied: head)
                     #expect(try again.store.view.recordCount() == 8)
                     #expect(try again.store.view.digest() == nodes[0].store.view.digest())
                 }
@@ -640,6 +608,19 @@ import Testing
             let store = try LocalStore(path: directory + "/data")
             try await store.close()
         }
+    }
+
+    /// Waits (bounded) until `node`, serving on `port`, answers `/readyz` with 200 and has
+    /// applied the log up to `head`.
+    func waitUntilReady(_ node: HeraldNode, port: Int, applied head: LogPosition) async throws {
+        try await waitUntil(
+            "the node on port \(port) to be ready with the log applied up to \(head) (observed: /readyz, applied position)",
+            within: .seconds(60),
+            every: .milliseconds(50),
+            observing: { () async throws -> (readyz: HTTPResponseStatus, applied: LogPosition) in
+                (try await get("/readyz", port: port).status, try node.store.view.appliedPosition())
+            }
+        ) { $0.readyz == .ok && $0.applied >= head }
     }
 
     func registration(_ client: StatusClient) throws -> WakuMessage {
