@@ -29,7 +29,7 @@ extension HeraldNode {
             applied = try? store.view.appliedPosition()
             try await store.close()
         }
-        let (live, trimPoint) = try await Self.clusterState(configuration, backend: clusterBackend, logger: logger)
+        let (live, positions, trimPoint) = try await Self.clusterState(configuration, backend: clusterBackend, logger: logger)
         if let applied {
             // A store the log can still bring up to date is kept.
             guard applied < trimPoint else { return nil }
@@ -38,7 +38,10 @@ extension HeraldNode {
                 metadata: ["store.applied": "\(applied)", "log.trim-point": "\(trimPoint)"]
             )
         }
-        let members = live.filter { $0.id != configuration.nodeID }.shuffled()
+        // The member furthest along, as the members last said, first; ties in any order.
+        let members = live.filter { $0.id != configuration.nodeID }
+            .shuffled()
+            .sorted { (positions[$0.id] ?? 0) > (positions[$1.id] ?? 0) }
         guard !members.isEmpty else {
             logger.notice("no live member to take a snapshot from; the store is built from the log")
             return nil
@@ -66,12 +69,13 @@ extension HeraldNode {
         return nil
     }
 
-    /// The live members as the backend lists them now, and the log's trim point.
+    /// The live members as the backend lists them now, how far each said it applied, and the
+    /// log's trim point.
     private static func clusterState(
         _ configuration: HeraldConfiguration,
         backend backendType: any ConfigurableClusterBackend.Type,
         logger: Logger
-    ) async throws -> (members: [ClusterMember], trimPoint: LogPosition) {
+    ) async throws -> (members: [ClusterMember], applied: [String: LogPosition], trimPoint: LogPosition) {
         let backend = try backendType.make(
             ClusterBackendSettings(
                 endpoints: configuration.cluster.etcdEndpoints,
@@ -92,8 +96,9 @@ extension HeraldNode {
                 return false
             }
             let trimPoint = try await backend.window.trimPoint()
+            let applied = try await backend.window.appliedPositions()
             try await backend.shutdown()
-            return (members, trimPoint)
+            return (members, applied, trimPoint)
         } catch {
             try? await backend.shutdown()
             throw error
