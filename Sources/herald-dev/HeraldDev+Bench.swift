@@ -63,6 +63,8 @@ extension HeraldDev {
         var statusServerKey: String?
         @Option(help: "status-register: distinct registrations prepared; requests beyond it resend them (answered VERSION_MISMATCH).")
         var registrations: Int = 20_000
+        @Option(help: "status-register: instead of new registrations, this many clients re-register their one installation in turn with a rising version (churn: the registry stays this size while its log takes every write). Built as the requests go.")
+        var reRegisterSubjects: Int?
         @Option(help: "webpush-relay: aes128gcm or aesgcm.") var encoding: String = "aes128gcm"
         @Option(help: "webpush-relay with --platform android: the FCM relay app (webpush.fcm-apps).") var fcmApp: String = "bench"
 
@@ -118,6 +120,12 @@ extension HeraldDev {
                     fcmApp: self.platform == "android" ? self.fcmApp : nil
                 )
                 try await self.run(scenario)
+            case .statusRegister where self.reRegisterSubjects != nil:
+                let key = try await self.statusKey()
+                let scenario = StatusReRegisterScenario(server: key, subjects: self.reRegisterSubjects ?? 1)
+                // The warm-up and the run share the scenario's counter: the run goes on from
+                // where the warm-up stopped, every request a new version.
+                try await self.run(scenario, warmup: scenario)
             case .statusRegister:
                 let key = try await self.statusKey()
                 let started = ContinuousClock.now
