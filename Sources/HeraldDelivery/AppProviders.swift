@@ -118,6 +118,12 @@ public struct AppProviders: Sendable {
         for observer in self.failureObservers { observer.pushFailed(event) }
     }
 
+    /// Tells every failure observer of a push that ended without reaching a provider (one found
+    /// past its deadline after a restart).
+    public func reportUndelivered(_ notification: PushNotification, outcome: DeliveryOutcome) {
+        self.report(notification, app: notification.device.app ?? self.defaultApp, .success(outcome))
+    }
+
     private func sendOne(_ notification: PushNotification) async -> Result<DeliveryOutcome, AdmissionError> {
         switch self.route(notification, appID: notification.device.app ?? self.defaultApp) {
         case .settled(let outcome):

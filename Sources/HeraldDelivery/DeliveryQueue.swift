@@ -1,16 +1,64 @@
-import Synchronization
+public import Foundation
+public import HeraldCore
 
-/// Pushes delivered after a front door has answered its client, by tasks this dispatcher owns, so they finish (or reach their deadline) before the node
-/// stops. At most `limit` pushes wait or run at once; beyond that the caller is refused and answers
-/// its client in its own protocol's terms.
+/// Pushes delivered after a front door has answered its client, by tasks this queue owns, so
+/// they finish (or reach their deadline) before the node stops. At most `limit` pushes wait or
+/// run at once; beyond that the caller is refused and answers its client in its own protocol's
+/// terms.
+///
+/// With a journal, a push is written to it before `accept` returns and forgotten when its
+/// delivery ends, and `run()` first resumes what an earlier process of the node left there:
+/// an acknowledged push survives a crash.
 public final class DeliveryQueue: Sendable {
-    private let pending: PendingLimit
-    private let stream: AsyncStream<@Sendable () async -> Void>
-    private let continuation: AsyncStream<@Sendable () async -> Void>.Continuation
+    /// Where accepted pushes are kept until they end, and what a restart does with them.
+    public struct Durability: Sendable {
+        public var journal: any AcceptedWorkJournal
+        /// The name a restart finds this queue's pushes by (the front door's).
+        public var owner: String
+        /// How long after acceptance a push is still delivered when a restart finds it; a push
+        /// whose own expiration comes sooner is kept until then.
+        public var maximumAge: Duration
+        /// UNIX time now.
+        public var now: @Sendable () -> Date
+        /// Told, at `run()`, how many pushes were resumed and which had expired (they are not
+        /// delivered).
+        public var resumed: @Sendable (_ count: Int, _ expired: [PushNotification]) -> Void
 
-    public init(limit: Int = 8192) {
+        public init(
+            journal: any AcceptedWorkJournal,
+            owner: String,
+            maximumAge: Duration,
+            now: @escaping @Sendable () -> Date = { Date() },
+            resumed: @escaping @Sendable (_ count: Int, _ expired: [PushNotification]) -> Void = { _, _ in }
+        ) {
+            self.journal = journal
+            self.owner = owner
+            self.maximumAge = maximumAge
+            self.now = now
+            self.resumed = resumed
+        }
+    }
+
+    /// Resumed pushes go out in batches of at most this many.
+    static let resumeBatch = 100
+
+    private struct Job: Sendable {
+        var pushes: [PushNotification]
+        var ids: [UInt64]
+    }
+
+    private let pending: PendingLimit
+    private let durability: Durability?
+    private let deliver: @Sendable ([PushNotification]) async -> Void
+    private let stream: AsyncStream<Job>
+    private let continuation: AsyncStream<Job>.Continuation
+
+    /// `deliver` sends one accepted batch and returns when every push in it has ended.
+    public init(limit: Int = 8192, durability: Durability? = nil, deliver: @escaping @Sendable ([PushNotification]) async -> Void) {
         self.pending = PendingLimit(limit)
-        (self.stream, self.continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+        self.durability = durability
+        self.deliver = deliver
+        (self.stream, self.continuation) = AsyncStream.makeStream(of: Job.self)
     }
 
     public var limit: Int { self.pending.limit }
@@ -18,28 +66,111 @@ public final class DeliveryQueue: Sendable {
     /// Pushes accepted and not yet finished.
     public var pendingCount: Int { self.pending.count }
 
-    /// Accepts `count` pushes whose delivery is `work`; `false` (nothing accepted) when that
-    /// would pass the limit or the dispatcher has finished.
-    public func submit(count: Int, _ work: @escaping @Sendable () async -> Void) -> Bool {
-        guard self.pending.acquire(count) else { return false }
-        let job: @Sendable () async -> Void = {
-            await work()
-            self.pending.release(count)
+    /// Accepts every push of `pushes`, delivered together, or none: `false` when they would
+    /// pass the limit, the journal cannot write them, or the queue has finished.
+    public func accept(_ pushes: [PushNotification]) async -> Bool {
+        guard !pushes.isEmpty else { return true }
+        guard self.pending.acquire(pushes.count) else { return false }
+        var ids: [UInt64] = []
+        if let durability = self.durability {
+            let now = durability.now()
+            let works = pushes.map { Self.work($0, owner: durability.owner, now: now, maximumAge: durability.maximumAge) }
+            do {
+                ids = try await durability.journal.record(works)
+            } catch {
+                self.pending.release(pushes.count)
+                return false
+            }
         }
-        if case .terminated = self.continuation.yield(job) {
-            self.pending.release(count)
+        guard self.enqueue(Job(pushes: pushes, ids: ids)) else {
+            // Refused, so not acknowledged: the caller's client sends it again.
+            self.durability?.journal.finished(ids)
+            self.pending.release(pushes.count)
             return false
         }
         return true
     }
 
-    /// Runs accepted work until `finish()`, then waits for what is still running.
+    private func enqueue(_ job: Job) -> Bool {
+        if case .terminated = self.continuation.yield(job) { return false }
+        return true
+    }
+
+    /// The journal's form of `push`: kept until its expiration or `maximumAge`, whichever
+    /// comes first.
+    static func work(_ push: PushNotification, owner: String, now: Date, maximumAge: Duration) -> AcceptedWork {
+        let seconds = now.timeIntervalSince1970
+        var deadline = Int64(seconds) + max(maximumAge.components.seconds, 1)
+        if let expiration = push.expiration, expiration > 0 { deadline = min(deadline, expiration) }
+        return AcceptedWork(owner: owner, acceptedAt: Int64(seconds * 1000), deadline: deadline, item: .push(push))
+    }
+
+    /// Resumes what an earlier process left, then runs accepted work until `finish()`, then
+    /// waits for what is still running.
     public func run() async {
+        self.resume()
+        await self.consume()
+    }
+
+    /// Delivers what an earlier process left and returns: for an owner with no queue of its own
+    /// this run.
+    public func runResumedOnly() async {
+        self.resume()
+        self.finish()
+        await self.consume()
+    }
+
+    private func consume() async {
         await withDiscardingTaskGroup { group in
             for await job in self.stream {
-                group.addTask { await job() }
+                group.addTask {
+                    await self.deliver(job.pushes)
+                    self.durability?.journal.finished(job.ids)
+                    self.pending.release(job.pushes.count)
+                }
             }
         }
+    }
+
+    /// Queues the journal's pushes of this owner from an earlier process, past the limit: they
+    /// were acknowledged. Those past their deadline end here, reported as expired.
+    private func resume() {
+        guard let durability = self.durability else { return }
+        let found: [JournaledWork]
+        do {
+            found = try durability.journal.unfinished(owner: durability.owner)
+        } catch {
+            durability.resumed(0, [])
+            return
+        }
+        let now = Int64(durability.now().timeIntervalSince1970)
+        var live: [(id: UInt64, push: PushNotification)] = []
+        var expired: [PushNotification] = []
+        var ended: [UInt64] = []
+        for entry in found {
+            guard case .push(let push) = entry.work.item else {
+                ended.append(entry.id)
+                continue
+            }
+            if entry.work.deadline < now {
+                expired.append(push)
+                ended.append(entry.id)
+            } else {
+                live.append((entry.id, push))
+            }
+        }
+        durability.journal.finished(ended)
+        var start = live.startIndex
+        while start < live.endIndex {
+            let batch = live[start..<min(start + Self.resumeBatch, live.endIndex)]
+            start = batch.endIndex
+            self.pending.take(batch.count)
+            if !self.enqueue(Job(pushes: batch.map(\.push), ids: batch.map(\.id))) {
+                // Stopping before it began: the journal keeps them for the next start.
+                self.pending.release(batch.count)
+            }
+        }
+        durability.resumed(live.count, expired)
     }
 
     /// Stops accepting work; `run()` returns when the accepted work is done.

@@ -23,6 +23,12 @@ public final class PendingLimit: Sendable {
         }
     }
 
+    /// Takes `count` places past the limit if need be: for work already acknowledged (resumed
+    /// after a restart), which may not be refused.
+    public func take(_ count: Int) {
+        self.pending.add(count, ordering: .relaxed)
+    }
+
     public func release(_ count: Int) {
         self.pending.subtract(count, ordering: .relaxed)
     }

@@ -1,4 +1,5 @@
 public import CoreMetrics
+public import HeraldCore
 public import HeraldCluster
 public import HeraldDelivery
 public import HeraldStore
@@ -23,6 +24,9 @@ public struct FrontDoorContext: Sendable {
     public var clock: any Clock<Duration>
     /// Disables a registration whose token is dead or has moved, through its partition's owner.
     public var deadTokens: (any DeadTokenHandler)?
+    /// The node's queues of pushes answered for before delivery, kept in its journal; `nil`
+    /// when no app is configured (or a test gives none: queues then live in memory).
+    public var acceptedPushes: AcceptedPushQueues?
 
     public init(
         registry: Registry,
@@ -33,8 +37,10 @@ public struct FrontDoorContext: Sendable {
         configurationText: String? = nil,
         routing: PartitionRouting = .alone,
         clock: any Clock<Duration> = ContinuousClock(),
-        deadTokens: (any DeadTokenHandler)? = nil
+        deadTokens: (any DeadTokenHandler)? = nil,
+        acceptedPushes: AcceptedPushQueues? = nil
     ) {
+        self.acceptedPushes = acceptedPushes
         self.clock = clock
         self.deadTokens = deadTokens
         self.routing = routing
@@ -44,5 +50,13 @@ public struct FrontDoorContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.configurationText = configurationText
+    }
+}
+
+extension FrontDoorContext {
+    /// A queue for pushes a front door answers for before delivering them: kept in the node's
+    /// journal under `owner` (a restart resumes them), or in memory when the node has none.
+    public func queue(owner: String, limit: Int, deliver: @escaping @Sendable ([PushNotification]) async -> Void) -> DeliveryQueue {
+        self.acceptedPushes?.queue(owner: owner, limit: limit, deliver: deliver) ?? DeliveryQueue(limit: limit, deliver: deliver)
     }
 }

@@ -5,6 +5,9 @@ public import ServiceLifecycle
 
 /// gorush's `/api/push` on the node's delivery pool; mounted whenever an app is configured.
 public struct GorushFrontDoor: FrontDoor {
+    /// The name its accepted pushes are kept under in the node's journal.
+    public static let queueOwner = "gorush"
+
     let routes: GorushRoutes<HeraldRequestContext>
     let dispatcher: DeliveryQueue?
     let configuration: GorushConfiguration
@@ -12,7 +15,10 @@ public struct GorushFrontDoor: FrontDoor {
     public static func make(configuration: GorushConfiguration, context: FrontDoorContext) throws -> GorushFrontDoor? {
         guard let providers = context.delivery else { return nil }
         var routes = GorushRoutes<HeraldRequestContext>.Configuration()
-        let dispatcher = configuration.sync ? nil : DeliveryQueue(limit: configuration.queueLimit)
+        let statistics = GorushStatistics(factory: context.metrics)
+        let dispatcher = configuration.sync ? nil : context.queue(owner: Self.queueOwner, limit: configuration.queueLimit) { pushes in
+            await GorushRoutes<HeraldRequestContext>.deliverAccepted(pushes, providers: providers, statistics: statistics)
+        }
         routes.dispatcher = dispatcher
         routes.pending = configuration.sync ? PendingLimit(configuration.queueLimit) : nil
         if configuration.rateLimit > 0 {
@@ -25,7 +31,7 @@ public struct GorushFrontDoor: FrontDoor {
         routes.configurationText = context.configurationText
         routes.idempotency = GorushIdempotency(markers: context.markers, routing: context.routing, window: configuration.idempotencyWindow)
         return GorushFrontDoor(
-            routes: GorushRoutes(providers: providers, statistics: GorushStatistics(factory: context.metrics), configuration: routes),
+            routes: GorushRoutes(providers: providers, statistics: statistics, configuration: routes),
             dispatcher: dispatcher,
             configuration: configuration
         )

@@ -101,7 +101,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         self.statistics.accepted(counts: counts)
         let logs: [GorushLogEntry]
         if let dispatcher = self.configuration.dispatcher {
-            logs = self.dispatch(enabled, through: dispatcher)
+            logs = await self.dispatch(enabled, through: dispatcher)
         } else {
             logs = await self.deliver(enabled)
         }
@@ -113,9 +113,10 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         return (200, answer.bytes, keep)
     }
 
-    /// Async mode: hands the entries to the dispatcher and answers at once. Entries that would
-    /// pass its limit get gorush's "max capacity reached", one per target.
-    private func dispatch(_ notifications: [GorushNotification], through dispatcher: DeliveryQueue) -> [GorushLogEntry] {
+    /// Async mode: hands each entry's pushes to the dispatcher (which keeps them in the node's
+    /// journal until they end) and answers once they are kept. Entries that would pass its
+    /// limit get gorush's "max capacity reached", one per target.
+    private func dispatch(_ notifications: [GorushNotification], through dispatcher: DeliveryQueue) async -> [GorushLogEntry] {
         var refused: [GorushLogEntry] = []
         for entry in notifications {
             // Checked before answering, in both modes (gorush-api.md §2.6).
@@ -124,20 +125,42 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
                 refused.append(self.failure(entry, platform: "android", token: "", error: problem))
                 continue
             }
-            let targets = entry.enabledPlatform == .android ? entry.fcmNotifications().count : entry.apnsNotifications().count
-            let accepted = dispatcher.submit(count: max(targets, 1)) {
-                _ = await self.deliver([entry])
-            }
-            if !accepted {
-                let platform = entry.enabledPlatform == .android ? "android" : "ios"
-                let tokens = entry.enabledPlatform == .android ? entry.androidTokens : entry.tokens ?? []
-                for token in tokens {
-                    self.statistics.pushed(platform: platform, succeeded: false)
-                    refused.append(self.failure(entry, platform: platform, token: token, error: "max capacity reached", isTransient: true))
-                }
+            let sends = self.pushes(of: entry)
+            if await dispatcher.accept(sends.map(\.push)) { continue }
+            for send in sends {
+                self.statistics.pushed(platform: send.platform, succeeded: false)
+                refused.append(self.failure(entry, platform: send.platform, token: send.push.device.token, error: "max capacity reached", isTransient: true))
             }
         }
         return refused
+    }
+
+    /// Delivers a batch the dispatcher accepted; the outcomes reach gorush's counters here and
+    /// the feedback webhook in the pool.
+    static func deliverAccepted(_ pushes: [PushNotification], providers: AppProviders, statistics: GorushStatistics) async {
+        let results = await providers.send(all: pushes)
+        for (push, result) in zip(pushes, results) {
+            let delivered = if case .success(.delivered) = result { true } else { false }
+            statistics.pushed(platform: push.device.platform == .fcm ? "android" : "ios", succeeded: delivered)
+        }
+    }
+
+    /// The pushes of one entry, each with gorush's name of its platform.
+    private func pushes(of entry: GorushNotification) -> [(push: PushNotification, platform: String)] {
+        switch entry.enabledPlatform {
+        case .ios:
+            // Several apps in one Herald: the topic names the app that owns it.
+            let app = entry.topic.flatMap { self.providers.appID(forTopic: $0) }
+            return entry.apnsNotifications().map { push in
+                var push = push
+                push.device.app = app
+                return (push, "ios")
+            }
+        case .android:
+            return entry.fcmNotifications().map { ($0, "android") }
+        case .huawei, nil:
+            return []
+        }
     }
 
     /// Sends every target of every entry at once and returns the failures.
@@ -145,25 +168,13 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         var failures: [GorushLogEntry] = []
         var sends: [(push: PushNotification, entry: GorushNotification, platform: String)] = []
         for entry in notifications {
-            switch entry.enabledPlatform {
-            case .ios:
-                // Several apps in one Herald: the topic names the app that owns it.
-                let app = entry.topic.flatMap { self.providers.appID(forTopic: $0) }
-                for var push in entry.apnsNotifications() {
-                    push.device.app = app
-                    sends.append((push, entry, "ios"))
-                }
-            case .android:
-                if let problem = entry.androidProblem {
-                    self.statistics.pushed(platform: "android", succeeded: false)
-                    failures.append(self.failure(entry, platform: "android", token: "", error: problem))
-                    continue
-                }
-                for push in entry.fcmNotifications() {
-                    sends.append((push, entry, "android"))
-                }
-            case .huawei, nil:
-                break
+            if entry.enabledPlatform == .android, let problem = entry.androidProblem {
+                self.statistics.pushed(platform: "android", succeeded: false)
+                failures.append(self.failure(entry, platform: "android", token: "", error: problem))
+                continue
+            }
+            for send in self.pushes(of: entry) {
+                sends.append((send.push, entry, send.platform))
             }
         }
         if let pending = self.configuration.pending {

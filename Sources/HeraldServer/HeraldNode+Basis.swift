@@ -13,11 +13,15 @@ extension HeraldNode {
         let logger: Logger
         let clock: any Clock<Duration>
         let store: LocalStore
+        /// Pushes and feedback events answered for and not yet ended; `nil` with
+        /// `delivery.journal: false`.
+        let journal: LMDBWorkJournal?
         let metricsRegistry: PrometheusCollectorRegistry
         /// Makes every metric of the node, into `metricsRegistry`.
         let metrics: any MetricsFactory
 
-        init(configuration: HeraldConfiguration, logger: Logger, clock: any Clock<Duration>, store: LocalStore) {
+        init(configuration: HeraldConfiguration, logger: Logger, clock: any Clock<Duration>, store: LocalStore, journal: LMDBWorkJournal?) {
+            self.journal = journal
             self.configuration = configuration
             self.logger = logger
             self.clock = clock

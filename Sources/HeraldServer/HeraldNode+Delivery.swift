@@ -14,6 +14,8 @@ extension HeraldNode {
         /// `nil` without `feedback.url`.
         let feedback: FeedbackWebhook?
         let deadTokens: RegistryDeadTokenHandler
+        /// The queues of pushes front doors answer for first; `nil` when no app is configured.
+        let acceptedPushes: AcceptedPushQueues?
     }
 
     /// Throws `ConfigurationError` naming the key when a provider's credentials are missing or
@@ -32,7 +34,16 @@ extension HeraldNode {
             deadTokenHandlers: [deadTokens],
             failureObservers: feedback.map { [$0] } ?? []
         )
-        return Delivery(providers: providers, feedback: feedback, deadTokens: deadTokens)
+        let acceptedPushes = providers.map { providers in
+            AcceptedPushQueues(
+                journal: basis.journal,
+                providers: providers,
+                maximumAge: basis.configuration.delivery.journalMaximumAge,
+                metrics: basis.metrics,
+                logger: basis.logger
+            )
+        }
+        return Delivery(providers: providers, feedback: feedback, deadTokens: deadTokens, acceptedPushes: acceptedPushes)
     }
 
     private static func makeFeedbackWebhook(_ basis: Basis) -> FeedbackWebhook? {
@@ -42,6 +53,7 @@ extension HeraldNode {
         webhook.requestTimeout = feedback.timeout
         webhook.maximumAttempts = feedback.maximumAttempts
         webhook.queueLimit = feedback.queueLimit
-        return FeedbackWebhook(configuration: webhook, metrics: basis.metrics, logger: basis.logger, clock: basis.clock)
+        webhook.maximumAge = basis.configuration.delivery.journalMaximumAge
+        return FeedbackWebhook(configuration: webhook, metrics: basis.metrics, logger: basis.logger, clock: basis.clock, journal: basis.journal)
     }
 }

@@ -24,7 +24,8 @@ extension HeraldNode {
             configurationText: configurationText,
             routing: PartitionRouting(forwarder: cluster?.forwarder),
             clock: basis.clock,
-            deadTokens: delivery.deadTokens
+            deadTokens: delivery.deadTokens,
+            acceptedPushes: delivery.acceptedPushes
         )
         return try types.compactMap { try Self.make($0, configuration: basis.configuration, context: context) }
     }

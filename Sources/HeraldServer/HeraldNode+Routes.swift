@@ -51,7 +51,8 @@ extension HeraldNode {
             clusterMetrics: cluster.map { ClusterMetrics(membership: $0.membership, factory: basis.metrics) },
             membership: cluster?.membership,
             metricsToken: basis.configuration.metrics.bearerToken,
-            delivery: delivery.providers
+            delivery: delivery.providers,
+            acceptedPushes: delivery.acceptedPushes
         )
     }
 

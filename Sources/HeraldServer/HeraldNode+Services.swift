@@ -16,7 +16,7 @@ extension HeraldNode {
         frontDoors: [any FrontDoor],
         listeners: Listeners
     ) -> [any Service] {
-        var services: [any Service] = [StoreService(store: basis.store)]
+        var services: [any Service] = [StoreService(store: basis.store, journal: basis.journal)]
         if let cluster {
             services.append(ClusterLogService(backend: cluster.backend, forwarder: cluster.forwarder))
             services.append(cluster.membership)
@@ -32,6 +32,10 @@ extension HeraldNode {
         }
         if let providers = delivery.providers { services.append(DeliveryService(providers: providers)) }
         for frontDoor in frontDoors { services.append(contentsOf: frontDoor.services) }
+        if let acceptedPushes = delivery.acceptedPushes, acceptedPushes.journal != nil {
+            // After the front doors have made their queues: what no queue claims is delivered here.
+            services.append(UnclaimedPushesService(acceptedPushes: acceptedPushes))
+        }
         if let operations = listeners.operations { services.append(operations) }
         // Last, so it stops first: nothing is forwarded here once shutdown begins.
         if let forwarded = listeners.forwarded { services.append(forwarded) }

@@ -16,6 +16,9 @@ import UnixSignals
 public struct HeraldNode: Sendable {
     public let configuration: HeraldConfiguration
     public let store: LocalStore
+    /// Pushes and feedback events answered for and not yet ended (`<store.path>/queue`); `nil`
+    /// with `delivery.journal: false`.
+    public let journal: LMDBWorkJournal?
     /// The command log the view follows: the store's own alone, etcd's in a cluster.
     public let log: any CommandLog
     public let metrics: PrometheusCollectorRegistry
@@ -46,8 +49,10 @@ public struct HeraldNode: Sendable {
     ) throws -> HeraldNode {
         let store = try Self.openStore(configuration)
         var cluster: Cluster?
+        var journal: LMDBWorkJournal?
         do {
-            let basis = Basis(configuration: configuration, logger: logger, clock: clock, store: store)
+            journal = try Self.openJournal(configuration, store: store, logger: logger)
+            let basis = Basis(configuration: configuration, logger: logger, clock: clock, store: store, journal: journal)
             cluster = try Self.makeCluster(basis, backend: clusterBackend)
             // Alone, the log is the store's own; in a cluster it is etcd, applied to the same view.
             let log: any CommandLog = cluster?.log ?? store.log
@@ -61,6 +66,7 @@ public struct HeraldNode: Sendable {
             return HeraldNode(
                 configuration: configuration,
                 store: store,
+                journal: journal,
                 log: log,
                 metrics: basis.metricsRegistry,
                 delivery: delivery.providers,
@@ -73,9 +79,17 @@ public struct HeraldNode: Sendable {
             // A start-up that failed leaves nothing open: the cluster's HTTP clients must not
             // outlive it, and the store is closed.
             cluster?.shutdownInBackground()
+            journal?.environment.close()
             store.environment.close()
             throw error
         }
+    }
+
+    /// Closes the journal and the store of a node built and never run (running closes them on
+    /// shutdown).
+    public func close() async throws {
+        try await self.journal?.close()
+        try await self.store.close()
     }
 
     /// The running front door of type `type`, if the configuration enables it.

@@ -10,6 +10,9 @@ public import ServiceLifecycle
 /// The Status push-notification server, when `status.identity-key-file` is set: Waku messages
 /// over `POST /waku/v1/messages` and, with `status.nwaku-url`, through a nwaku node.
 public struct StatusFrontDoor: FrontDoor {
+    /// The name its accepted pushes are kept under in the node's journal.
+    public static let queueOwner = "status"
+
     public let server: StatusServer
     let configuration: StatusConfiguration
     /// Hands pushes to the pool after the answer; `nil` when an external gorush delivers.
@@ -26,7 +29,10 @@ public struct StatusFrontDoor: FrontDoor {
         if let url = configuration.gorushURL {
             pushes = StatusGorushForwarder(baseURL: url, logger: context.logger)
         } else if let delivery = context.delivery {
-            let handOver = DeliveryQueue(limit: configuration.queueLimit)
+            let logger = context.logger
+            let handOver = context.queue(owner: Self.queueOwner, limit: configuration.queueLimit) { notifications in
+                await StatusPoolDelivery.deliverAccepted(notifications, providers: delivery, logger: logger)
+            }
             dispatcher = handOver
             pushes = StatusPoolDelivery(providers: delivery, dispatcher: handOver, logger: context.logger)
         } else {

@@ -74,7 +74,7 @@ import Testing
             let effective = try await load(["--store-path", path])
             let node = try HeraldNode.build(configuration: effective.configuration, logger: Logger(label: "test"), frontDoors: Self.frontDoors)
             #expect(node.frontDoor(EchoFrontDoor.self) == nil)
-            try await node.store.close()
+            try await node.close()
         }
     }
 }

@@ -149,7 +149,7 @@ import Testing
             configuration.apps["legacy"] = HeraldConfiguration.App(apns)
             let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
             #expect((node.delivery?.provider(app: "legacy", platform: .apns) as? APNSProvider)?.configuration.endpoint.clientIdentity != nil)
-            try await node.store.close()
+            try await node.close()
 
             var fcm = FCMAppConfiguration()
             fcm.serviceAccountFile = directory + "/empty.json"

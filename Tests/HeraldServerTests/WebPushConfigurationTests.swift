@@ -97,7 +97,7 @@ import Testing
             do {
                 let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
                 await node.delivery?.shutdown()
-                try await node.store.close()
+                try await node.close()
                 return nil
             } catch {
                 return "\(error)"

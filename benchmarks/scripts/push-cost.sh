@@ -20,7 +20,10 @@
 #   gentime herald-dev bench gorush-push against the node: the generator's CPU per request
 #   open    herald-dev bench open loop at $RATE requests/s ($GEN_ARGS are added)
 #
-# SINK_ARGS are nghttpd's (e.g. "-m 1000" for APNs' usual stream limit).
+# SINK_ARGS are nghttpd's (e.g. "-m 1000" for APNs' usual stream limit). Herald's own settings
+# come from its environment: HERALD_GORUSH_SYNC=false for async mode (then BENCH_SETTLE=2 lets
+# the pushes queued at the end go out before the CPU is read), HERALD_DELIVERY_JOURNAL=false to
+# keep its queue in memory only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${BENCH_BIN:-.build-release/release/herald}
@@ -49,6 +52,7 @@ row() { # name method-args...
   h2load --h1 -n 2000 -c 64 "$@" >/dev/null 2>&1
   local b=$(cpu $herald_pid) bs=$(cpu $sink_pid)
   local out=$(h2load --h1 -n "$count" -c 64 "$@" 2>&1)
+  sleep "${BENCH_SETTLE:-0}"
   local a=$(cpu $herald_pid) as=$(cpu $sink_pid)
   echo "$name: $(echo "$out" | grep -o '[0-9.,]* req/s') herald $(per $b $a $count) µs/req sink $(per $bs $as $count)"
 }

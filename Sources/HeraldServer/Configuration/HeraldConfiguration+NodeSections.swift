@@ -61,6 +61,8 @@ extension HeraldConfiguration.Delivery {
     init(reading section: ConfigurationSection) throws {
         self.defaultApp = try section.rawString("default-app")
         self.deviceRateLimit = try section.integer("device-rate-limit")
+        self.journal = try section.bool("journal")
+        self.journalMaximumAge = try section.duration("journal-max-age", atLeast: .seconds(1))
     }
 }
 

@@ -72,6 +72,9 @@ public struct HeraldConfiguration: Sendable, Hashable {
         public var defaultApp: String?
         /// Pushes a minute one device token may be sent; 0 is no limit.
         public var deviceRateLimit = 0
+        /// Whether pushes answered for before delivery are journaled on disk.
+        public var journal = true
+        public var journalMaximumAge: Duration = .seconds(86400)
     }
 
     public struct API: Sendable, Hashable {
@@ -250,6 +253,18 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .integer(0...1_000_000),
             default: "0",
             help: "Pushes a minute one device token may be sent, from every front door together, in bursts of as many (FCM documents 240 a minute per device; iOS throttles background pushes). Beyond it a push fails at once with `TooManyRequests`, which each front door answers in its own protocol (a failed-push entry, or 429 with `Retry-After`), counted in `herald_delivery_device_rate_limited_total`. 0 (the default) is no limit. Counted per node."
+        ),
+        ConfigurationKey(
+            "delivery.journal",
+            .bool,
+            default: "true",
+            help: "Keep every push a front door answers for before delivering it (gorush in async mode, Status push requests) and every feedback event still to post in a journal on disk (`<store.path>/queue`, its own LMDB file, fsynced like the store) until it ends; a restart, on this host or another given the same directory, resumes them. `false` keeps them in memory only: a crash loses them."
+        ),
+        ConfigurationKey(
+            "delivery.journal-max-age",
+            .duration,
+            default: "24h",
+            help: "How long after it was accepted a journaled push (or feedback event) is still delivered when a restart finds it; older ones are reported failed (`deadline_exceeded`) and counted in `herald_queue_expired_total`. A push's own expiration, when sooner, counts instead."
         ),
         ConfigurationKey(
             "api.bearer-token",

@@ -22,6 +22,7 @@ struct OperationsRoutes: Sendable {
     var membership: Membership? = nil
     let metricsToken: String?
     let delivery: AppProviders?
+    var acceptedPushes: AcceptedPushQueues? = nil
 
     struct Health: ResponseEncodable {
         var status: String
@@ -70,6 +71,7 @@ struct OperationsRoutes: Sendable {
         await self.storeMetrics.refresh()
         self.clusterMetrics?.refresh()
         await self.delivery?.sampleGauges()
+        self.acceptedPushes?.sampleGauges()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16 * 1024)
         self.registry.emit(into: &bytes)

@@ -11,6 +11,7 @@ public import Logging
 ///
 /// Pushes are handed to a dispatcher and delivered after the answer, as gorush (async by default)
 /// lets status-go answer at once: a slow provider delays neither the sender nor the next message.
+/// The dispatcher keeps them in the node's journal until they end, so the answer survives a crash.
 public struct StatusPoolDelivery: StatusPushDelivery {
     let providers: AppProviders
     let dispatcher: DeliveryQueue
@@ -22,27 +23,25 @@ public struct StatusPoolDelivery: StatusPushDelivery {
         self.logger = logger
     }
 
-    /// `false` when the dispatcher took none of the pushes (it is full or stopping).
+    /// `false` when the dispatcher took none of the pushes (it is full, stopping, or its
+    /// journal cannot write); it takes all of them or none.
     public func deliver(_ pushes: [StatusPush]) async -> Bool {
-        var admitted = 0
-        for push in pushes {
-            let notification = self.notification(for: push)
-            let accepted = self.dispatcher.submit(count: 1) {
-                do {
-                    // Outcomes reach metrics, feedback and the dead-token handler in the pool;
-                    // status-go's reports do not depend on them.
-                    _ = try await self.providers.send(notification)
-                } catch {
-                    self.logger.warning("status push not admitted", metadata: ["id": "\(notification.id)", "error": "\(error)"])
-                }
-            }
-            if accepted {
-                admitted += 1
-            } else {
-                self.logger.warning("status push refused: delivery queue full", metadata: ["id": "\(notification.id)"])
+        let notifications = pushes.map(self.notification(for:))
+        guard await self.dispatcher.accept(notifications) else {
+            self.logger.warning("status pushes refused: delivery queue full or its journal unavailable", metadata: ["pushes": "\(notifications.count)"])
+            return false
+        }
+        return true
+    }
+
+    /// Delivers a batch the dispatcher accepted. Outcomes reach metrics, feedback and the
+    /// dead-token handler in the pool; status-go's reports do not depend on them.
+    static func deliverAccepted(_ notifications: [PushNotification], providers: AppProviders, logger: Logger) async {
+        for (notification, result) in zip(notifications, await providers.send(all: notifications)) {
+            if case .failure(let error) = result {
+                logger.warning("status push not admitted", metadata: ["id": "\(notification.id)", "error": "\(error)"])
             }
         }
-        return admitted > 0
     }
 
     func notification(for push: StatusPush) -> PushNotification {

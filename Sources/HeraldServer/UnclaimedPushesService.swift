@@ -1,0 +1,14 @@
+import HeraldCore
+import HeraldDelivery
+import ServiceLifecycle
+
+/// Delivers the journaled pushes no front door's queue claims this run (one turned off since
+/// they were accepted), then stays until shutdown: a service group ends when one returns.
+struct UnclaimedPushesService: Service, DescribedByName {
+    let acceptedPushes: AcceptedPushQueues
+
+    func run() async throws {
+        await self.acceptedPushes.resumeUnclaimed()
+        try? await gracefulShutdown()
+    }
+}
