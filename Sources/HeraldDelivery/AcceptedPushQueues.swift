@@ -20,6 +20,8 @@ public final class AcceptedPushQueues: Sendable {
     let metrics: any MetricsFactory
     let logger: Logger
     let now: @Sendable () -> Date
+    /// Whether a feedback webhook runs to post the events the journal keeps for it.
+    let feedbackConfigured: Bool
     private let owners = Mutex<Set<String>>([])
     private let depth: Gauge
     private let age: Gauge
@@ -30,8 +32,10 @@ public final class AcceptedPushQueues: Sendable {
         maximumAge: Duration,
         metrics: any MetricsFactory,
         logger: Logger,
+        feedbackConfigured: Bool = false,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.feedbackConfigured = feedbackConfigured
         self.journal = journal
         self.providers = providers
         self.maximumAge = maximumAge
@@ -78,6 +82,11 @@ public final class AcceptedPushQueues: Sendable {
         } catch {
             self.logger.error("the queue journal cannot be read", metadata: ["error": "\(error)"])
             return
+        }
+        if !self.feedbackConfigured, let events = try? journal.unfinished(owner: FeedbackWebhook.journalOwner), !events.isEmpty {
+            // Their webhook is gone from the configuration: there is nowhere to post them.
+            journal.finished(events.map(\.id))
+            self.logger.warning("dropped the feedback events an earlier run left: no feedback.url is configured now", metadata: ["events": "\(events.count)"])
         }
         for owner in left.sorted() {
             let queue = DeliveryQueue(limit: 1, durability: self.durability(owner: owner)) { pushes in

@@ -69,26 +69,38 @@ public final class DeliveryQueue: Sendable {
     /// Accepts every push of `pushes`, delivered together, or none: `false` when they would
     /// pass the limit, the journal cannot write them, or the queue has finished.
     public func accept(_ pushes: [PushNotification]) async -> Bool {
-        guard !pushes.isEmpty else { return true }
-        guard self.pending.acquire(pushes.count) else { return false }
-        var ids: [UInt64] = []
-        if let durability = self.durability {
+        await self.accept(each: [pushes])[0]
+    }
+
+    /// Accepts each batch of `batches` whole or not at all, as `accept(_:)` does, with one journal
+    /// write for all of them: a request carrying several batches pays one commit, not one each.
+    public func accept(each batches: [[PushNotification]]) async -> [Bool] {
+        var taken = batches.map { $0.isEmpty || self.pending.acquire($0.count) }
+        let kept = batches.indices.filter { taken[$0] && !batches[$0].isEmpty }
+        var ids: [[UInt64]] = batches.map { _ in [] }
+        if let durability = self.durability, !kept.isEmpty {
             let now = durability.now()
-            let works = pushes.map { Self.work($0, owner: durability.owner, now: now, maximumAge: durability.maximumAge) }
-            do {
-                ids = try await durability.journal.record(works)
-            } catch {
-                self.pending.release(pushes.count)
-                return false
+            let works = kept.flatMap { batches[$0].map { Self.work($0, owner: durability.owner, now: now, maximumAge: durability.maximumAge) } }
+            guard let recorded = try? await durability.journal.record(works) else {
+                for index in kept {
+                    self.pending.release(batches[index].count)
+                    taken[index] = false
+                }
+                return taken
+            }
+            var next = recorded[...]
+            for index in kept {
+                ids[index] = Array(next.prefix(batches[index].count))
+                next = next.dropFirst(batches[index].count)
             }
         }
-        guard self.enqueue(Job(pushes: pushes, ids: ids)) else {
+        for index in kept where !self.enqueue(Job(pushes: batches[index], ids: ids[index])) {
             // Refused, so not acknowledged: the caller's client sends it again.
-            self.durability?.journal.finished(ids)
-            self.pending.release(pushes.count)
-            return false
+            self.durability?.journal.finished(ids[index])
+            self.pending.release(batches[index].count)
+            taken[index] = false
         }
-        return true
+        return taken
     }
 
     private func enqueue(_ job: Job) -> Bool {
@@ -97,11 +109,11 @@ public final class DeliveryQueue: Sendable {
     }
 
     /// The journal's form of `push`: kept until its expiration or `maximumAge`, whichever
-    /// comes first.
+    /// comes first. A "now or never" push (expiration 0) is not worth delivering after a restart.
     static func work(_ push: PushNotification, owner: String, now: Date, maximumAge: Duration) -> AcceptedWork {
         let seconds = now.timeIntervalSince1970
         var deadline = Int64(seconds) + max(maximumAge.components.seconds, 1)
-        if let expiration = push.expiration, expiration > 0 { deadline = min(deadline, expiration) }
+        if let expiration = push.expiration { deadline = min(deadline, expiration > 0 ? expiration : Int64(seconds)) }
         return AcceptedWork(owner: owner, acceptedAt: Int64(seconds * 1000), deadline: deadline, item: .push(push))
     }
 
@@ -125,7 +137,9 @@ public final class DeliveryQueue: Sendable {
             for await job in self.stream {
                 group.addTask {
                     await self.deliver(job.pushes)
-                    self.durability?.journal.finished(job.ids)
+                    // Cancelled (a shutdown past its deadline), the pushes may not have ended:
+                    // the journal keeps them for the next start.
+                    if !Task.isCancelled { self.durability?.journal.finished(job.ids) }
                     self.pending.release(job.pushes.count)
                 }
             }

@@ -118,6 +118,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
     /// limit get gorush's "max capacity reached", one per target.
     private func dispatch(_ notifications: [GorushNotification], through dispatcher: DeliveryQueue) async -> [GorushLogEntry] {
         var refused: [GorushLogEntry] = []
+        var entries: [GorushNotification] = []
         for entry in notifications {
             // Checked before answering, in both modes (gorush-api.md §2.6).
             if entry.enabledPlatform == .android, let problem = entry.androidProblem {
@@ -125,11 +126,16 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
                 refused.append(self.failure(entry, platform: "android", token: "", error: problem))
                 continue
             }
-            let sends = self.pushes(of: entry)
-            if await dispatcher.accept(sends.map(\.push)) { continue }
-            for send in sends {
-                self.statistics.pushed(platform: send.platform, succeeded: false)
-                refused.append(self.failure(entry, platform: send.platform, token: send.push.device.token, error: "max capacity reached", isTransient: true))
+            entries.append(entry)
+        }
+        // Each entry taken whole or not at all, every entry of the request in one journal write.
+        let accepted = await dispatcher.accept(each: entries.map { self.pushes(of: $0).map(\.push) })
+        for (entry, taken) in zip(entries, accepted) where !taken {
+            let platform = entry.enabledPlatform == .android ? "android" : "ios"
+            let tokens = entry.enabledPlatform == .android ? entry.androidTokens : entry.tokens ?? []
+            for token in tokens {
+                self.statistics.pushed(platform: platform, succeeded: false)
+                refused.append(self.failure(entry, platform: platform, token: token, error: "max capacity reached", isTransient: true))
             }
         }
         return refused

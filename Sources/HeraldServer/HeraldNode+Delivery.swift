@@ -40,7 +40,8 @@ extension HeraldNode {
                 providers: providers,
                 maximumAge: basis.configuration.delivery.journalMaximumAge,
                 metrics: basis.metrics,
-                logger: basis.logger
+                logger: basis.logger,
+                feedbackConfigured: feedback != nil
             )
         }
         return Delivery(providers: providers, feedback: feedback, deadTokens: deadTokens, acceptedPushes: acceptedPushes)

@@ -75,11 +75,23 @@ extension Herald {
                 )
             }
 
-            do {
-                try await HeraldNode.restoreStoreFromPeer(configuration: configuration, logger: logger)
-            } catch {
-                // The node starts anyway and builds its store from the log, as before snapshots.
-                logger.warning("cannot look for a member's snapshot; the store is built from the log", metadata: ["error": "\(error)"])
+            // While a snapshot arrives, probes and scrapes hear that the node is restoring.
+            let progress = RestoreProgress()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do {
+                        try await RestoringServer.serve(configuration: configuration, progress: progress, logger: logger)
+                    } catch {
+                        logger.warning("cannot answer probes while restoring the store", metadata: ["error": "\(error)"])
+                    }
+                }
+                do {
+                    try await HeraldNode.restoreStoreFromPeer(configuration: configuration, progress: progress, logger: logger)
+                } catch {
+                    // The node starts anyway and builds its store from the log, as before snapshots.
+                    logger.warning("cannot look for a member's snapshot; the store is built from the log", metadata: ["error": "\(error)"])
+                }
+                progress.finish()
             }
             let node: HeraldNode
             do {

@@ -161,6 +161,10 @@ extension Herald.Store {
             }
             let store = try LocalStore(path: self.location.path, cipher: cipher)
             let result = try await store.reseal()
+            // The pushes the node acknowledged and has not delivered are sealed too.
+            let journal = try LMDBWorkJournal(storePath: self.location.path, cipher: cipher, logger: Logger(label: "herald.store"))
+            let queued = try await journal.reseal()
+            try await journal.close()
             // LMDB leaves replaced pages in the file until it reuses them: a compacted copy takes
             // the old ciphertexts (or plaintexts, for a store from before encryption) away.
             let compacted = self.location.path + "/.compacting"
@@ -182,7 +186,7 @@ extension Herald.Store {
             }
             try await store.close()
             try? FileManager.default.removeItem(atPath: compacted)
-            print("\(result); every value is now sealed under key \(cipher.keyID), and the store is compacted")
+            print("\(result), \(queued) queued pushes and feedback events; every value is now sealed under key \(cipher.keyID), and the store is compacted")
         }
 
         private static func sync(_ path: String) throws {

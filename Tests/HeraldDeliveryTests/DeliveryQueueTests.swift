@@ -150,4 +150,29 @@ struct DeliveryQueueTests {
         queue.finish()
         await queue.run()
     }
+
+    @Test func aDeliveryCutShortByCancellationStaysInTheJournal() async throws {
+        let journal = MemoryJournal()
+        let started = DeliveredPushes()
+        let queue = DeliveryQueue(limit: 10, durability: Self.durability(journal)) { pushes in
+            started.add(pushes)
+            // A provider that never answers until the shutdown's deadline cancels it.
+            try? await Task.sleep(for: .seconds(600))
+        }
+        #expect(await queue.accept([Self.push("aa")]))
+        let running = Task { await queue.run() }
+        try await waitUntil("the delivery to start", within: .seconds(10), observing: { started.all.count }) { $0 == 1 }
+        running.cancel()
+        await running.value
+        #expect(journal.entries.count == 1)
+    }
+
+    @Test func aNowOrNeverPushIsNotWorthResumingLater() async throws {
+        let journal = MemoryJournal()
+        let queue = DeliveryQueue(limit: 10, durability: Self.durability(journal)) { _ in }
+        #expect(await queue.accept([Self.push("aa", expiration: 0)]))
+        #expect(journal.entries.values.first?.deadline == 1_800_000_000)
+        queue.finish()
+        await queue.run()
+    }
 }

@@ -86,6 +86,8 @@ import Glibc
             try await group.waitForAll()
         }
         let acknowledged = load.gorushAcknowledged + load.statusAcknowledged
+        // APNs reads what the dead process had sent before it sees the connections close.
+        try await waitUntil("APNs to see the killed node's connections close", within: .seconds(30), observing: { mock.openConnections }) { $0 == 0 }
         // Every push is still in its retries: APNs has accepted none.
         #expect(mock.accepted.isEmpty)
         // A request the dead process sent just before the kill can still be read by APNs after

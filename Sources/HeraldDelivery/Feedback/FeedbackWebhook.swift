@@ -121,7 +121,8 @@ public final class FeedbackWebhook: FailureObserver {
                 }
                 group.addTask {
                     await self.post(posting)
-                    if let id = posting.id { self.journal?.finished([id]) }
+                    // Cancelled, the post may not have ended: the journal keeps it.
+                    if let id = posting.id, !Task.isCancelled { self.journal?.finished([id]) }
                 }
                 running += 1
             }

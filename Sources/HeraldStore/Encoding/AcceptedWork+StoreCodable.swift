@@ -50,40 +50,28 @@ extension PushNotification {
         case deadline = 7
     }
 
-    /// The fixed fields, then each optional one present as its tag and value, so a field added
-    /// later is a new tag, not a new layout.
+    /// The fixed fields, then each optional one present as its tag and its bytes, so a field
+    /// added later is a new tag an older build skips, not a new layout.
     func encodeFields(into writer: inout BinaryWriter) {
         writer.writeString(self.id)
         self.device.encodeFields(into: &writer)
         writer.writeBlob(self.payload)
-        if let priority = self.priority {
-            writer.write(Field.priority.rawValue)
-            writer.writeString(priority.rawValue)
+        func field(_ tag: Field, _ encode: (inout BinaryWriter) -> Void) {
+            var value = BinaryWriter()
+            encode(&value)
+            writer.write(tag.rawValue)
+            writer.writeBlob(value.bytes)
         }
-        if let expiration = self.expiration {
-            writer.write(Field.expiration.rawValue)
-            writer.write(UInt64(bitPattern: expiration))
-        }
-        if let collapseID = self.collapseID {
-            writer.write(Field.collapseID.rawValue)
-            writer.writeString(collapseID)
-        }
-        if let pushType = self.pushType {
-            writer.write(Field.pushType.rawValue)
-            writer.writeString(pushType)
-        }
-        if let registration = self.registration {
-            writer.write(Field.registration.rawValue)
-            registration.encodeFields(into: &writer)
-        }
-        if let reference = self.callerReference {
-            writer.write(Field.callerReference.rawValue)
-            writer.writeString(reference)
-        }
+        if let priority = self.priority { field(.priority) { $0.writeString(priority.rawValue) } }
+        if let expiration = self.expiration { field(.expiration) { $0.write(UInt64(bitPattern: expiration)) } }
+        if let collapseID = self.collapseID { field(.collapseID) { $0.writeString(collapseID) } }
+        if let pushType = self.pushType { field(.pushType) { $0.writeString(pushType) } }
+        if let registration = self.registration { field(.registration) { registration.encodeFields(into: &$0) } }
+        if let reference = self.callerReference { field(.callerReference) { $0.writeString(reference) } }
         if let deadline = self.deadline {
-            writer.write(Field.deadline.rawValue)
             let (seconds, attoseconds) = deadline.components
-            writer.write(UInt64(bitPattern: seconds &* 1000 &+ attoseconds / 1_000_000_000_000_000))
+            let milliseconds = seconds.multipliedReportingOverflow(by: 1000).overflow ? Int64.max : seconds * 1000 + attoseconds / 1_000_000_000_000_000
+            field(.deadline) { $0.write(UInt64(bitPattern: milliseconds)) }
         }
         writer.write(UInt8(0))
     }
@@ -93,19 +81,35 @@ extension PushNotification {
         while true {
             let tag = try reader.read(UInt8.self)
             if tag == 0 { return push }
-            switch Field(rawValue: tag) {
-            case .priority:
-                let raw = try reader.readString()
-                guard let priority = Priority(rawValue: raw) else { throw StoreError(.corrupt, "PushNotification: unknown priority \(raw)") }
-                push.priority = priority
-            case .expiration: push.expiration = Int64(bitPattern: try reader.read(UInt64.self))
-            case .collapseID: push.collapseID = try reader.readString()
-            case .pushType: push.pushType = try reader.readString()
-            case .registration: push.registration = try RegistrationKey.decodeFields(from: &reader)
-            case .callerReference: push.callerReference = try reader.readString()
-            case .deadline: push.deadline = .milliseconds(Int64(bitPattern: try reader.read(UInt64.self)))
-            case nil: throw StoreError(.corrupt, "PushNotification: unknown field \(tag)")
+            let bytes = try reader.readBlob()
+            // A field a newer build added: skipped, the push is still delivered.
+            guard let field = Field(rawValue: tag) else { continue }
+            do {
+                try bytes.withUnsafeBytes { buffer in
+                    var value = BinaryReader(buffer, decoding: "PushNotification field \(tag)")
+                    try Self.decode(field, from: &value, into: &push)
+                    try value.expectEnd()
+                }
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError(.corrupt, "PushNotification field \(tag): \(error)")
             }
+        }
+    }
+
+    private static func decode(_ field: Field, from reader: inout BinaryReader, into push: inout PushNotification) throws(StoreError) {
+        switch field {
+        case .priority:
+            let raw = try reader.readString()
+            guard let priority = Priority(rawValue: raw) else { throw StoreError(.corrupt, "PushNotification: unknown priority \(raw)") }
+            push.priority = priority
+        case .expiration: push.expiration = Int64(bitPattern: try reader.read(UInt64.self))
+        case .collapseID: push.collapseID = try reader.readString()
+        case .pushType: push.pushType = try reader.readString()
+        case .registration: push.registration = try RegistrationKey.decodeFields(from: &reader)
+        case .callerReference: push.callerReference = try reader.readString()
+        case .deadline: push.deadline = .milliseconds(Int64(bitPattern: try reader.read(UInt64.self)))
         }
     }
 }

@@ -29,6 +29,8 @@ public final class LMDBWorkJournal: AcceptedWorkJournal {
         var isFlushing = false
         var isClosed = false
         var nextID: UInt64
+        /// `close()` waiting for a flush under way to end.
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     public let environment: LMDBEnvironment
@@ -110,10 +112,11 @@ public final class LMDBWorkJournal: AcceptedWorkJournal {
 
     /// Takes what waits, up to a batch, or ends the flush when nothing does.
     private func nextBatch() -> Batch? {
-        self.state.withLock { state in
+        let (batch, waiters) = self.state.withLock { state -> (Batch?, [CheckedContinuation<Void, Never>]) in
             guard !state.records.isEmpty || !state.ends.isEmpty else {
                 state.isFlushing = false
-                return nil
+                defer { state.idleWaiters = [] }
+                return (nil, state.idleWaiters)
             }
             var records: [Record] = []
             var count = 0
@@ -125,43 +128,49 @@ public final class LMDBWorkJournal: AcceptedWorkJournal {
             state.ends.removeFirst(ends.count)
             let firstID = state.nextID
             state.nextID += UInt64(count)
-            return Batch(records: records, firstID: firstID, ends: ends)
+            return (Batch(records: records, firstID: firstID, ends: ends), [])
         }
+        for waiter in waiters { waiter.resume() }
+        return batch
     }
 
     private func write(_ batch: Batch) async {
         var values: [(key: [UInt8], value: [UInt8])] = []
+        var written: [(record: Record, ids: [UInt64])] = []
+        var unsealed: [Record] = []
         var id = batch.firstID
-        var sealed = true
         for record in batch.records {
-            for entry in record.entries {
-                do {
-                    values.append((id.storeKeyBytes, try self.cipher.seal(entry.encoded(), context: Self.context(id))))
-                } catch {
-                    sealed = false
+            let ids = Array(id..<(id + UInt64(record.entries.count)))
+            id += UInt64(record.entries.count)
+            do {
+                values += try zip(ids, record.entries).map { entryID, entry in
+                    (entryID.storeKeyBytes, try self.cipher.seal(entry.encoded(), context: Self.context(entryID)))
                 }
-                id += 1
+                written.append((record, ids))
+            } catch {
+                // Only this caller's work is refused; its ids stay unused.
+                unsealed.append(record)
             }
         }
+        for record in unsealed { record.completion(nil) }
         let database = self.database
         let ends = batch.ends
         do {
-            guard sealed else { throw StoreError(.corrupt, "an entry could not be sealed") }
             try await self.writer.write { txn in
                 for (key, value) in values { try txn.put(value, in: database, key: key) }
                 for end in ends { _ = try txn.delete(in: database, key: end.storeKeyBytes) }
             }
         } catch {
             self.logger.error("the queue journal could not write", metadata: ["error": "\(error)", "records": "\(values.count)", "ends": "\(ends.count)"])
-            for record in batch.records { record.completion(nil) }
+            for (record, _) in written { record.completion(nil) }
+            // Ends are tried again with the next batch; forgetting them would redeliver after a
+            // restart. Once closing, nothing more is written.
+            self.state.withLock { state in
+                if !state.isClosed { state.ends.insert(contentsOf: ends, at: 0) }
+            }
             return
         }
-        var next = batch.firstID
-        for record in batch.records {
-            let count = UInt64(record.entries.count)
-            record.completion(Array(next..<(next + count)))
-            next += count
-        }
+        for (record, ids) in written { record.completion(ids) }
     }
 
     /// What an entry is sealed with: its id, so entries cannot be swapped.
@@ -221,22 +230,61 @@ public final class LMDBWorkJournal: AcceptedWorkJournal {
         }
     }
 
-    /// Refuses further work, writes what waits (the last ends too, so a clean stop resumes
-    /// nothing twice) and closes the environment.
-    public func close() async throws {
-        self.state.withLock { $0.isClosed = true }
-        waiting: for _ in 0..<5000 {
-            let claimed = self.state.withLock { state -> Bool? in
-                // A flush under way finishes first; it ends when nothing waits.
-                if state.isFlushing { return nil }
-                if state.records.isEmpty, state.ends.isEmpty { return false }
-                state.isFlushing = true
+    /// Rewrites every entry not sealed under the ring's first key under it (`herald store
+    /// rotate-key`, on a stopped node); how many it rewrote. A queue holds what is in flight,
+    /// so one transaction does.
+    public func reseal() async throws -> Int {
+        guard let cipher = self.cipher else { throw StoreError(.corrupt, "the journal was opened without a key ring") }
+        let database = self.database
+        let changed = try self.environment.read { txn in
+            var changed: [(key: [UInt8], value: [UInt8])] = []
+            try txn.forEach(in: database) { keyBytes, value in
+                let id = try UInt64(storeKeyBytes: keyBytes)
+                let sealed = Array(value)
+                guard !cipher.isCurrent(sealed) else { return true }
+                let context = Self.context(id)
+                changed.append((id.storeKeyBytes, try cipher.seal(try cipher.open(sealed, context: context), context: context)))
                 return true
             }
-            switch claimed {
-            case true?: await self.flush()
-            case false?: break waiting
-            case nil: try? await Task.sleep(for: .milliseconds(1))
+            return changed
+        }
+        try await self.writer.write { txn in
+            for (key, value) in changed { try txn.put(value, in: database, key: key) }
+        }
+        return changed.count
+    }
+
+    /// Refuses further work, writes what waits (the last ends too, so a clean stop resumes
+    /// nothing twice) and closes the environment. Not cut short by cancellation: a flush under
+    /// way is waited for, so the writer never closes beneath it.
+    public func close() async throws {
+        enum Step {
+            case flush, wait, done
+        }
+        // Each round writes a batch or waits for one: bounded by what was queued before closing.
+        for _ in 0..<100_000 {
+            let step = self.state.withLock { state -> Step in
+                state.isClosed = true
+                if state.isFlushing { return .wait }
+                if state.records.isEmpty, state.ends.isEmpty { return .done }
+                state.isFlushing = true
+                return .flush
+            }
+            switch step {
+            case .flush:
+                await self.flush()
+            case .wait:
+                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                    let idle = self.state.withLock { state -> Bool in
+                        guard state.isFlushing else { return true }
+                        state.idleWaiters.append(waiter)
+                        return false
+                    }
+                    if idle { waiter.resume() }
+                }
+            case .done:
+                try await self.writer.close()
+                return
             }
         }
         try await self.writer.close()

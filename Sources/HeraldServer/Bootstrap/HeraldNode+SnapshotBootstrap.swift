@@ -18,6 +18,7 @@ extension HeraldNode {
     public static func restoreStoreFromPeer(
         configuration: HeraldConfiguration,
         clusterBackend: any ConfigurableClusterBackend.Type = HeraldNode.clusterBackend,
+        progress: RestoreProgress? = nil,
         logger: Logger
     ) async throws -> StoreSnapshot.Header? {
         let cluster = configuration.cluster
@@ -55,7 +56,7 @@ extension HeraldNode {
         defer { client.shutdown { _ in } }
         for member in members {
             do {
-                let header = try await Self.restore(from: member, client: client, secret: secret, into: configuration.store.path, cipher: cipher, logger: logger)
+                let header = try await Self.restore(from: member, client: client, secret: secret, into: configuration.store.path, cipher: cipher, progress: progress, logger: logger)
                 logger.notice(
                     "store restored from a member's snapshot; following the log from there",
                     metadata: ["member": "\(member.id)", "snapshot.position": "\(header.appliedPosition)", "snapshot.bytes": "\(header.bytes)"]
@@ -111,6 +112,7 @@ extension HeraldNode {
         secret: String,
         into directory: String,
         cipher: StoreCipher?,
+        progress: RestoreProgress?,
         logger: Logger
     ) async throws -> StoreSnapshot.Header {
         var request = HTTPClientRequest(url: member.url + SnapshotRoutes.path)
@@ -122,12 +124,14 @@ extension HeraldNode {
         }
         let expected = response.headers.first(name: "Content-Length").flatMap(Int.init)
         logger.notice("restoring the store from a member's snapshot", metadata: ["member": "\(member.id)", "snapshot.bytes": "\(expected.map(String.init) ?? "unknown")"])
+        progress?.begin(member: member.id, totalBytes: expected)
         var body = response.body.makeAsyncIterator()
         var reported = ContinuousClock.now
         return try await LocalStore.installSnapshot(
             into: directory,
             cipher: cipher,
             received: { total in
+                progress?.received(total)
                 guard ContinuousClock.now - reported >= .seconds(5) else { return }
                 reported = .now
                 logger.notice("restoring the store", metadata: ["member": "\(member.id)", "received.bytes": "\(total)", "snapshot.bytes": "\(expected.map(String.init) ?? "unknown")"])
