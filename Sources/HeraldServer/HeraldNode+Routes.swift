@@ -26,7 +26,8 @@ extension HeraldNode {
             membership: cluster?.membership,
             log: log,
             view: basis.store.view,
-            digestToken: cluster == nil ? basis.configuration.metrics.bearerToken : basis.configuration.cluster.secret
+            digestToken: cluster == nil ? basis.configuration.metrics.bearerToken ?? basis.configuration.api.bearerToken : basis.configuration.cluster.secret,
+            digesting: DigestGate()
         )
         clusterRoutes.register(on: router)
         let operationsRouter = Self.makeOperationsRouter(basis, operations: operations, cluster: clusterRoutes)

@@ -6,6 +6,7 @@ import Hummingbird
 import Prometheus
 import HummingbirdTesting
 import Logging
+import NIOCore
 import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
@@ -14,11 +15,12 @@ import HeraldConfig
 @testable import HeraldServer
 
 @Suite struct OperationsRoutesTests {
-    func withNode<T>(metricsToken: String? = nil, _ body: (HeraldNode) async throws -> T) async throws -> T {
+    func withNode<T>(metricsToken: String? = nil, apiToken: String? = nil, _ body: (HeraldNode) async throws -> T) async throws -> T {
         try await withTemporaryDirectory { path in
             var configuration = HeraldConfiguration()
             configuration.store.path = path
             configuration.metrics.bearerToken = metricsToken
+            configuration.api.bearerToken = apiToken
             let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
             return try await body(node)
         }
@@ -148,5 +150,41 @@ import HeraldConfig
                 try await node.store.writer.write { _ in 0 }
             }
         }
+    }
+
+    /// The digest reads every record: without a metrics token it takes the API token, and with
+    /// neither only a loopback client gets it.
+    @Test func theDigestTakesATokenOrALoopbackClient() async throws {
+        try await withNode(apiToken: "api-s3cret") { node in
+            try await node.application.test(.router) { client in
+                #expect(try await client.execute(uri: "/cluster?digest=true", method: .get).status == .unauthorized)
+                let answered = try await client.execute(uri: "/cluster?digest=true", method: .get, headers: [.authorization: "Bearer api-s3cret"])
+                #expect(answered.status == .ok)
+                #expect(String(buffer: answered.body).contains(#""view""#))
+                // Without the digest the status stays open, as probes need it.
+                #expect(try await client.execute(uri: "/cluster", method: .get).status == .ok)
+            }
+            try await node.close()
+        }
+        try await withNode { node in
+            try await node.application.test(.router) { client in
+                // The router test client has no address: not loopback.
+                let refused = try await client.execute(uri: "/cluster?digest=true", method: .get)
+                #expect(refused.status == .forbidden)
+            }
+            try await node.close()
+        }
+        #expect(ClusterRoutes.isLoopback(try SocketAddress(ipAddress: "127.0.0.1", port: 1)))
+        #expect(ClusterRoutes.isLoopback(try SocketAddress(ipAddress: "::1", port: 1)))
+        #expect(!ClusterRoutes.isLoopback(try SocketAddress(ipAddress: "10.0.0.7", port: 1)))
+        #expect(!ClusterRoutes.isLoopback(nil))
+    }
+
+    @Test func oneDigestAtATime() {
+        let gate = DigestGate()
+        #expect(gate.enter())
+        #expect(!gate.enter())
+        gate.leave()
+        #expect(gate.enter())
     }
 }

@@ -293,7 +293,7 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .string,
             default: nil,
             secret: true,
-            help: "When set, `/metrics` requires `Authorization: Bearer <token>`, and so does `/cluster?digest=true` on a node without a cluster (in a cluster the digest takes `cluster.secret`)."
+            help: "When set, `/metrics` requires `Authorization: Bearer <token>`, and so does `/cluster?digest=true` on a node without a cluster (in a cluster the digest takes `cluster.secret`; alone without this token it takes `api.bearer-token`, and with neither it answers loopback clients only)."
         ),
         ConfigurationKey(
             "cluster.etcd-endpoints",

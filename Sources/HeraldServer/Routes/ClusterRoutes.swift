@@ -2,6 +2,8 @@ import HeraldCluster
 import HeraldFrontDoor
 import HeraldStore
 import Hummingbird
+import NIOCore
+import Synchronization
 
 /// `GET /cluster`: this node's view of the cluster, for operators and `herald cluster status`.
 struct ClusterRoutes: Sendable {
@@ -9,19 +11,41 @@ struct ClusterRoutes: Sendable {
     let log: any CommandLog
     let view: any RegistryView
     /// The digest reads every record: in a cluster it takes the cluster secret, alone the
-    /// metrics token when one is set.
+    /// metrics token, else the API token; with neither set it answers loopback clients only.
     let digestToken: String?
+    /// One digest at a time: each reads the whole view (0.9 s for 300,000 records), and a few
+    /// clients looping on it would take the node's cores from everything else.
+    let digesting: DigestGate
 
     func register(on router: Router<HeraldRequestContext>) {
-        router.get("/cluster") { request, _ in
+        router.get("/cluster") { request, context in
             var status = try await self.status()
             // Reads every record, so only on request.
             if request.uri.queryParameters.get("digest") == "true" {
-                if let token = self.digestToken { try BearerTokenMiddleware<HeraldRequestContext>(token: token, realm: "herald-digest").authorize(request) }
+                try self.authorizeDigest(request, from: context.remoteAddress)
+                guard self.digesting.enter() else {
+                    throw HTTPError(.tooManyRequests, headers: [.retryAfter: "1"], message: "a digest of the view is being computed; ask again in a second")
+                }
+                defer { self.digesting.leave() }
                 status.view = try self.view.digest()
             }
             return ClusterStatusBody(status: status)
         }
+    }
+
+    private func authorizeDigest(_ request: Request, from address: SocketAddress?) throws {
+        if let token = self.digestToken {
+            try BearerTokenMiddleware<HeraldRequestContext>(token: token, realm: "herald-digest").authorize(request)
+            return
+        }
+        guard Self.isLoopback(address) else {
+            throw HTTPError(.forbidden, message: "the digest reads every record: set metrics.bearer-token (or api.bearer-token) to ask for it from another host")
+        }
+    }
+
+    static func isLoopback(_ address: SocketAddress?) -> Bool {
+        guard let ip = address?.ipAddress else { return false }
+        return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
     }
 
     func status() async throws -> ClusterStatus {
@@ -50,5 +74,18 @@ struct ClusterStatusBody: ResponseEncodable {
 
     func encode(to encoder: any Encoder) throws {
         try self.status.encode(to: encoder)
+    }
+}
+
+/// Lets one caller in at a time and refuses the others at once.
+final class DigestGate: Sendable {
+    private let busy = Atomic<Bool>(false)
+
+    func enter() -> Bool {
+        self.busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+    }
+
+    func leave() {
+        self.busy.store(false, ordering: .releasing)
     }
 }
