@@ -61,6 +61,8 @@ enum ConfigurationValue {
             guard let url = URL(configString: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 return nil
             }
+            // Foundation takes any digits as a port; a socket takes 1 to 65535.
+            if let port = url.port, !(1...65535).contains(port) { return nil }
             self.value = url
             self.text = text
         }

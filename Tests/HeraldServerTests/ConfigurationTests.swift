@@ -138,9 +138,13 @@ import Testing
         #expect(nothing?.message.contains("has no provider") == true)
     }
 
-    @Test func feedbackURLMustBeHTTP() async {
+    @Test func feedbackURLMustBeHTTP() async throws {
         let error = await error(["--feedback-url", "ftp://example.com/x"])
         #expect(error?.message.contains("feedback.url") == true)
+        // A port no socket can have is refused at start, not at the first failed push.
+        let port = await self.error(["--feedback-url", "http://127.0.0.1:99999/feedback"])
+        #expect(port?.message.contains("feedback.url") == true)
+        #expect(try await load(["--feedback-url", "http://127.0.0.1:65535/feedback"]).configuration.feedback.url == "http://127.0.0.1:65535/feedback")
     }
 
     @Test func flagWithEqualsSignIsAccepted() async throws {

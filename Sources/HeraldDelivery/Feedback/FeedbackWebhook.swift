@@ -49,6 +49,9 @@ public final class FeedbackWebhook: FailureObserver {
     }
 
     private let journal: (any AcceptedWorkJournal)?
+    /// `configuration.url` without its user information, which goes in `authorization` instead.
+    private let target: String
+    private let authorization: String?
     private let stream: AsyncStream<Posting>
     private let continuation: AsyncStream<Posting>.Continuation
     private let posted: Counter
@@ -68,6 +71,7 @@ public final class FeedbackWebhook: FailureObserver {
     ) {
         self.clock = clock
         self.journal = journal
+        (self.target, self.authorization) = Self.credentials(of: configuration)
         self.configuration = configuration
         // The process-wide client needs no shutdown, so a node that fails to start after
         // building its webhook leaves nothing behind.
@@ -134,6 +138,22 @@ public final class FeedbackWebhook: FailureObserver {
         self.continuation.finish()
     }
 
+    /// The URL to post to and the `authorization` to send: the bearer token when one is set, else
+    /// Basic with the URL's own user and password (`https://user:pass@host/…`), which an HTTP
+    /// client does not send by itself.
+    static func credentials(of configuration: Configuration) -> (url: String, authorization: String?) {
+        guard var components = URLComponents(string: configuration.url), let user = components.percentEncodedUser else {
+            return (configuration.url, configuration.bearerToken.map { "Bearer " + $0 })
+        }
+        let password = components.percentEncodedPassword ?? ""
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        let url = components.string ?? configuration.url
+        if let token = configuration.bearerToken { return (url, "Bearer " + token) }
+        let decoded = (user.removingPercentEncoding ?? user) + ":" + (password.removingPercentEncoding ?? password)
+        return (url, "Basic " + Data(decoded.utf8).base64EncodedString())
+    }
+
     /// Queues the events an earlier process left; those past their deadline are given up on.
     private func resume() {
         guard let journal = self.journal, let found = try? journal.unfinished(owner: Self.journalOwner) else { return }
@@ -161,12 +181,12 @@ public final class FeedbackWebhook: FailureObserver {
     }
 
     private func post(_ event: Posting) async {
-        var request = HTTPClientRequest(url: self.configuration.url)
+        var request = HTTPClientRequest(url: self.target)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
         request.headers.add(name: "user-agent", value: "herald-feedback")
-        if let token = self.configuration.bearerToken {
-            request.headers.add(name: "authorization", value: "Bearer " + token)
+        if let authorization = self.authorization {
+            request.headers.add(name: "authorization", value: authorization)
         }
         request.body = .bytes(ByteBuffer(bytes: event.body))
         let timeout = TimeAmount(self.configuration.requestTimeout)

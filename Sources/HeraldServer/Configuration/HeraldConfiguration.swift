@@ -277,7 +277,7 @@ public struct HeraldConfiguration: Sendable, Hashable {
             "feedback.url",
             .string,
             default: nil,
-            help: "http(s) URL that receives one JSON POST per failed push (`type`, `platform`, `token`, `error`, `notif_id`, the fields of a failed-push log line that existing feedback receivers read, plus `result`, `id`, `app`, `time`)."
+            help: "http(s) URL that receives one JSON POST per failed push (`type`, `platform`, `token`, `error`, `notif_id`, the fields of a failed-push log line that existing feedback receivers read, plus `result`, `id`, `app`, `time`). A user and password in it (`https://user:pass@host/…`) are sent as Basic authentication, unless `feedback.bearer-token` is set."
         ),
         ConfigurationKey("feedback.bearer-token", .string, default: nil, secret: true, help: "Sent as `Authorization: Bearer <token>` to the feedback URL."),
         ConfigurationKey("feedback.timeout", .duration, default: "10s", help: "How long one feedback POST may take."),
