@@ -1,5 +1,6 @@
 public import HeraldCluster
 public import HeraldStore
+import Synchronization
 
 /// The log's window on etcd. Keys, under the cluster's prefix:
 /// - `applied/<member>`: how far the member has applied, in decimal, under its member lease;
@@ -13,6 +14,11 @@ public import HeraldStore
 public struct EtcdLogWindow: LogWindowBackend {
     let client: EtcdClient
     let log: EtcdCommandLog
+    /// Where the trim toward the current trim point goes on: the keeper calls `trim` until it
+    /// deletes nothing, and each call starting again at the first partition read the cleaned
+    /// ones again, a pass quadratic in the partitions (measured: the trimmer fell behind a
+    /// cluster taking 250 writes a second).
+    let cursor = TrimCursor()
 
     public init(client: EtcdClient, log: EtcdCommandLog) {
         self.client = client
@@ -61,21 +67,29 @@ public struct EtcdLogWindow: LogWindowBackend {
         }
         var deletes: [EtcdOperation] = []
         var deleted = 0
-        for partition in 0..<self.log.configuration.partitions where deleted < limit {
+        var partition = self.cursor.start(for: position)
+        let partitions = self.log.configuration.partitions
+        while partition < partitions, deleted < limit {
             let prefix = Array((self.prefix + "log/" + EtcdCommandLog.partitionName(partition) + "/").utf8)
+            let wanted = max(limit - deleted, 1)
             let keys = try await self.etcd {
-                try await self.client.range(prefix, rangeEnd: EtcdKey.prefixEnd(prefix), limit: Int64(max(limit - deleted, 1)), keysOnly: true)
+                try await self.client.range(prefix, rangeEnd: EtcdKey.prefixEnd(prefix), limit: Int64(wanted), keysOnly: true)
             }
             let trimmed = keys.keyValues.prefix { LogPosition($0.modRevision) <= position }
-            guard let last = trimmed.last else { continue }
-            deletes.append(.delete(key: prefix, rangeEnd: last.key + [0]))
-            deleted += trimmed.count
+            if let last = trimmed.last {
+                deletes.append(.delete(key: prefix, rangeEnd: last.key + [0]))
+                deleted += trimmed.count
+            }
+            // A partition may hold more below the trim point than this call had room for.
+            let mayHoldMore = trimmed.count == wanted && keys.keyValues.count == wanted
+            if !mayHoldMore { partition += 1 }
             // etcd takes 128 operations in one transaction by default.
             if deletes.count == 64 {
                 _ = try await self.etcd { try await self.client.txn([], success: deletes) }
                 deletes = []
             }
         }
+        self.cursor.store(partition, for: position)
         if !deletes.isEmpty {
             _ = try await self.etcd { try await self.client.txn([], success: deletes) }
         }
@@ -103,5 +117,19 @@ public struct EtcdLogWindow: LogWindowBackend {
         } catch let error as EtcdError {
             throw EtcdCommandLog.storeError(error)
         }
+    }
+}
+
+/// The partition a trim toward one trim point goes on from.
+final class TrimCursor: Sendable {
+    private let state = Mutex<(position: LogPosition, partition: Int)>((0, 0))
+
+    /// Where to start for `position`: the first partition when the trim point moved.
+    func start(for position: LogPosition) -> Int {
+        self.state.withLock { $0.position == position ? $0.partition : 0 }
+    }
+
+    func store(_ partition: Int, for position: LogPosition) {
+        self.state.withLock { $0 = (position, partition) }
     }
 }
