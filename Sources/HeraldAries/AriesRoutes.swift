@@ -24,6 +24,7 @@ public struct AriesRoutes<Context: RequestContext>: Sendable {
             let body = try await request.body.collect(upTo: 64 << 10)
             return try await self.service.notify(Array(buffer: body))
         }
+        router.allowOnly([.post], at: "/aries/v1/notify")
     }
 
     public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {

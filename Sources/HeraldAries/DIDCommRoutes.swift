@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 public import Hummingbird
+import HeraldFrontDoor
 
 /// The DIDComm endpoint: a wallet posts an envelope packed for Herald's verkey (RFC 0019) and
 /// gets the answer packed for its own, in the HTTP response (DIDComm's return route), as a
@@ -29,6 +30,7 @@ public struct DIDCommRoutes<Context: RequestContext>: Sendable {
             let body = try await request.body.collect(upTo: 64 << 10)
             return try await self.handle(Array(buffer: body), request: request, context: context)
         }
+        router.allowOnly([.post], at: "/aries/v1/didcomm")
     }
 
     /// Opens the envelope, has the service answer its message and packs the answer. Refusals

@@ -44,7 +44,9 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
 
     public func register(on router: some RouterMethods<Context>) {
         router.post("/api/push") { request, context in try await self.push(request, context: context) }
+        router.allowOnly([.post], at: "/api/push")
         router.get("/api/stat/app") { _, _ in Self.json(status: .ok, self.statistics.json) }
+        router.allowOnly([.get], at: "/api/stat/app")
         if let text = self.configuration.configurationText {
             router.get("/api/config") { _, _ in
                 Response(
@@ -53,6 +55,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
                     body: ResponseBody(byteBuffer: ByteBuffer(string: text))
                 )
             }
+            router.allowOnly([.get], at: "/api/config")
         }
     }
 

@@ -18,7 +18,8 @@ extension HeraldNode {
 
     /// Metrics come first, so that they see every route of the API port.
     static func makeRoutes(_ basis: Basis, log: any CommandLog, cluster: Cluster?, delivery: Delivery, frontDoors: [any FrontDoor]) -> Routes {
-        let router = Router(context: HeraldRequestContext.self)
+        // HEAD is answered wherever GET is, as RFC 9110 asks of every server.
+        let router = Router(context: HeraldRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: HTTPMetricsMiddleware(factory: basis.metrics))
         let operations = Self.makeOperationsRoutes(basis, log: log, cluster: cluster, delivery: delivery)
         operations.register(on: router)
@@ -61,7 +62,7 @@ extension HeraldNode {
     /// the API port cannot make the node look dead.
     private static func makeOperationsRouter(_ basis: Basis, operations: OperationsRoutes, cluster: ClusterRoutes) -> Router<HeraldRequestContext>? {
         guard basis.configuration.server.operationsPort != nil else { return nil }
-        let router = Router(context: HeraldRequestContext.self)
+        let router = Router(context: HeraldRequestContext.self, options: .autoGenerateHeadEndpoints)
         operations.register(on: router)
         cluster.register(on: router)
         return router

@@ -28,6 +28,7 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
         router.post("/silent/v1/sync") { request, _ in
             try await self.syncNow(request)
         }
+        router.allowOnly([.post], at: "/silent/v1/sync")
         router.post("/silent/v1/broadcasts") { request, _ in
             try await self.startBroadcast(request)
         }

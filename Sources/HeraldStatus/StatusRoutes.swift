@@ -26,6 +26,7 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
 
     public func register(on router: some RouterMethods<Context>) {
         router.post("/waku/v1/messages") { request, _ in try await self.messages(request) }
+        router.allowOnly([.post], at: "/waku/v1/messages")
         router.get("/status/v1/identity") { _, _ in
             Self.json(status: .ok, Array(#"{"publicKey":"0x\#(Hex.encode(self.server.identity.publicKey.uncompressedRepresentation))","partitionedTopic":"\#(self.server.identity.partitionedTopic)","personalTopic":"\#(self.server.identity.personalTopic)"}"#.utf8))
         }

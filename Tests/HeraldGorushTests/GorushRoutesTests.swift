@@ -42,6 +42,20 @@ import Testing
         return (response.status, json)
     }
 
+    /// The wrong method is told which to use (RFC 9110 §15.5.6), not that nothing is there.
+    @Test func aWrongMethodGets405WithAllow() async throws {
+        try await withApp { client, mock in
+            let get = try await client.execute(uri: "/api/push", method: .get)
+            #expect(get.status == .methodNotAllowed)
+            #expect(get.headers[.allow] == "POST")
+            #expect(String(buffer: get.body).contains("use POST"))
+            let delete = try await client.execute(uri: "/api/stat/app", method: .delete)
+            #expect(delete.status == .methodNotAllowed)
+            #expect(delete.headers[.allow] == "GET, HEAD")
+            #expect(mock.requestCount == 0)
+        }
+    }
+
     @Test func malformedRequestGetsGorushsAnswer() async throws {
         try await withApp { client, mock in
             let (status, json) = try await post(client, #"{"notifications":[{"tokens":["a"],"platform":1,"mutable_content":1}]}"#)

@@ -180,6 +180,20 @@ import HeraldConfig
         #expect(!ClusterRoutes.isLoopback(nil))
     }
 
+    /// HEAD is answered wherever GET is, without a body.
+    @Test func headIsAnsweredWhereverGetIs() async throws {
+        try await withNode { node in
+            try await node.application.test(.router) { client in
+                for path in ["/readyz", "/cluster", "/metrics"] {
+                    let response = try await client.execute(uri: path, method: .head)
+                    #expect(response.status == .ok, "\(path)")
+                    #expect(response.body.readableBytes == 0, "\(path)")
+                }
+            }
+            try await node.close()
+        }
+    }
+
     @Test func oneDigestAtATime() {
         let gate = DigestGate()
         #expect(gate.enter())
