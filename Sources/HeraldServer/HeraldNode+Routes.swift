@@ -21,6 +21,7 @@ extension HeraldNode {
         // HEAD is answered wherever GET is, as RFC 9110 asks of every server.
         let router = Router(context: HeraldRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: HTTPMetricsMiddleware(factory: basis.metrics))
+        router.add(middleware: TransferCodingMiddleware())
         let operations = Self.makeOperationsRoutes(basis, log: log, cluster: cluster, delivery: delivery)
         operations.register(on: router)
         let clusterRoutes = ClusterRoutes(

@@ -12,6 +12,7 @@ import ServiceLifecycleTestKit
 import Testing
 
 import HeraldConfig
+import HeraldFrontDoor
 @testable import HeraldServer
 
 @Suite struct OperationsRoutesTests {
@@ -192,6 +193,24 @@ import HeraldConfig
             }
             try await node.close()
         }
+    }
+
+    /// A body in a transfer coding the node does not undo is refused, not read still encoded.
+    @Test func aTransferCodingOtherThanChunkedGets501() async throws {
+        try await withNode { node in
+            try await node.application.test(.router) { client in
+                let refused = try await client.execute(uri: "/api/push", method: .post, headers: [.transferEncoding: "gzip, chunked"], body: ByteBuffer(string: "{}"))
+                #expect(refused.status == .notImplemented)
+                #expect(String(buffer: refused.body).contains("gzip"))
+                let plain = try await client.execute(uri: "/healthz", method: .get, headers: [.transferEncoding: "chunked"])
+                #expect(plain.status == .ok)
+            }
+            try await node.close()
+        }
+        #expect(TransferCodingMiddleware<HeraldRequestContext>.unsupportedCoding(["chunked"]) == nil)
+        #expect(TransferCodingMiddleware<HeraldRequestContext>.unsupportedCoding(["Chunked"]) == nil)
+        #expect(TransferCodingMiddleware<HeraldRequestContext>.unsupportedCoding(["gzip, chunked"]) == "gzip")
+        #expect(TransferCodingMiddleware<HeraldRequestContext>.unsupportedCoding(["chunked", "x-custom;q=1"]) == "x-custom")
     }
 
     @Test func oneDigestAtATime() {
