@@ -6,6 +6,8 @@ public import Hummingbird
 /// status (a relayed refusal as the owner gave it), so routes throw it and the router answers.
 public enum SilentError: Error, Equatable, CustomStringConvertible {
     case malformed(String)
+    /// The body is larger than the request can be.
+    case tooLarge(String)
     case unsupportedMediaType(String?)
     /// The service cannot deliver to this kind of device (no credentials for it).
     case notServed(String)
@@ -24,6 +26,7 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
     public var status: HTTPResponse.Status {
         switch self {
         case .malformed, .notServed: .badRequest
+        case .tooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
         case .unknownService, .unknownForwardedService, .unknownBroadcast: .notFound
         case .unavailable: .serviceUnavailable
@@ -33,7 +36,7 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .malformed(let detail), .notServed(let detail), .unavailable(let detail): detail
+        case .malformed(let detail), .tooLarge(let detail), .notServed(let detail), .unavailable(let detail): detail
         case .unsupportedMediaType(let type):
             "Content-Type \(type.map { "'\($0.prefix(60))'" } ?? "is missing"): send application/x-protobuf, application/protobuf or application/json"
         case .unknownService(let name): "no silent-sync service '\(name.prefix(60))' is configured"

@@ -58,7 +58,7 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
         do {
             body = try await request.body.collect(upTo: 16 << 10)
         } catch {
-            throw SilentError.malformed("the body is larger than a registration can be (16 KiB)")
+            throw SilentError.tooLarge("the body is larger than a registration can be (16 KiB)")
         }
         let registration = try SilentRegistrationRequest(body: Array(buffer: body), contentType: request.headers[.contentType])
         try await self.sync.register(registration, service: service, forwardedFrom: forwardedFrom)

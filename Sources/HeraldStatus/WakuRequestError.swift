@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -11,11 +12,28 @@ struct WakuRequestError: HTTPResponseError {
 
     /// The internal path takes exactly one message.
     static func notOneMessage(_ error: any Error) -> WakuRequestError {
-        WakuRequestError(status: .badRequest, message: "the body must be one Waku message in nwaku's JSON form: \(error)")
+        WakuRequestError(status: .badRequest, message: "the body must be one Waku message in nwaku's JSON form: \(Self.problem(error))")
     }
 
     static func notMessages(_ error: any Error) -> WakuRequestError {
-        WakuRequestError(status: .badRequest, message: "the body must be a Waku message or an array of them in nwaku's JSON form: \(error)")
+        WakuRequestError(status: .badRequest, message: "the body must be a Waku message or an array of them in nwaku's JSON form: \(Self.problem(error))")
+    }
+
+    /// What is wrong, in the message's terms: the field and the problem, not the decoder's
+    /// debug description of its own types.
+    static func problem(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "it is not JSON" }
+        func field(_ path: [any CodingKey]) -> String {
+            let names = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return names.isEmpty ? "the body" : "`" + names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[") + "`"
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(field(context.codingPath + [key])) is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(field(context.codingPath)) has the wrong type"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "it is not JSON"
+        case .dataCorrupted(let context): return "\(field(context.codingPath)) is not valid"
+        @unknown default: return "it is not a Waku message"
+        }
     }
 
     static func tooManyMessages(_ count: Int, limit: Int) -> WakuRequestError {
