@@ -29,7 +29,7 @@ def main():
     ax.plot(minutes, [r[2] / 1000 for r in rows], color="#c05621", label="log keys in etcd (thousands)")
     ax.set_xlabel("minutes of load")
     ax.set_ylabel("thousands")
-    ax.set_title("Churn on cluster/up 3: 100,000 subjects re-registering; retention 100,000", fontsize=10)
+    ax.set_title("Churn on cluster/up 3: 100,000 subjects re-registering; retention 10,000 revisions", fontsize=10)
     ax.legend(loc="upper left")
     ax.grid(alpha=0.3)
     fig.tight_layout()
