@@ -299,14 +299,7 @@ final class CrashNode: Sendable {
 
     /// Sends one push request to `installation`; `true` when the answer reports it accepted.
     func push(to installation: Installation) async throws -> Bool {
-        var notification = Protobuf_PushNotification()
-        notification.type = .message
-        notification.publicKey = Data(installation.client.hashedKey)
-        notification.installationID = installation.installationID
-        notification.accessToken = installation.accessToken
-        var request = Protobuf_PushNotificationRequest()
-        request.requests = [notification]
-        request.messageID = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let request = Protobuf_PushNotificationRequest.notifying(installation.client.hashedKey, installationID: installation.installationID, accessToken: installation.accessToken)
         let ephemeral = Secp256k1PrivateKey()
         let message = try StatusClient(server: self.serverKey.publicKey).pushRequest(request, ephemeral: ephemeral)
         let (_, body) = try await self.post("/waku/v1/messages", Array(try JSONEncoder().encode(message)))

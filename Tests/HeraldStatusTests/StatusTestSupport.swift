@@ -43,14 +43,13 @@ struct StatusScenario {
 
     /// A push request with one MESSAGE notification for the client, as the sender sends it.
     func pushRequestMessage(messageID: [UInt8], type: Protobuf_PushNotification.PushNotificationType = .message) throws -> WakuMessage {
-        var notification = Protobuf_PushNotification()
-        notification.type = type
-        notification.publicKey = Data(self.client.hashedKey)
-        notification.installationID = Self.installationID
-        notification.accessToken = Self.accessToken
-        var request = Protobuf_PushNotificationRequest()
-        request.requests = [notification]
-        request.messageID = Data(messageID)
+        let request = Protobuf_PushNotificationRequest.notifying(
+            self.client.hashedKey,
+            installationID: Self.installationID,
+            accessToken: Self.accessToken,
+            type: type,
+            messageID: messageID
+        )
         return try self.sender.pushRequest(request, ephemeral: self.ephemeral)
     }
 

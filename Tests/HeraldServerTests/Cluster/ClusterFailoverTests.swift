@@ -207,14 +207,7 @@ extension ClusterFailoverTests {
         }
         /// A push request from the sender node0 owns to `registration`; a new message each call.
         func pushRequest(to registration: (client: StatusClient, installation: String, accessToken: String)) throws -> WakuMessage {
-            var notification = Protobuf_PushNotification()
-            notification.type = .message
-            notification.publicKey = Data(registration.client.hashedKey)
-            notification.installationID = registration.installation
-            notification.accessToken = registration.accessToken
-            var request = Protobuf_PushNotificationRequest()
-            request.requests = [notification]
-            request.messageID = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+            let request = Protobuf_PushNotificationRequest.notifying(registration.client.hashedKey, installationID: registration.installation, accessToken: registration.accessToken)
             return try StatusClient(server: cluster.serverKey).pushRequest(request, ephemeral: ephemeral)
         }
 

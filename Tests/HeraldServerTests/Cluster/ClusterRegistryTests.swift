@@ -438,14 +438,7 @@ import Testing
                 // Pushes to the stored registration still go out: they only read the view.
                 let sender = StatusClient(server: serverKey.publicKey)
                 let ephemeral = Secp256k1PrivateKey()
-                var notification = Protobuf_PushNotification()
-                notification.type = .message
-                notification.publicKey = Data(client.hashedKey)
-                notification.installationID = installation
-                notification.accessToken = accessToken
-                var request = Protobuf_PushNotificationRequest()
-                request.requests = [notification]
-                request.messageID = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+                let request = Protobuf_PushNotificationRequest.notifying(client.hashedKey, installationID: installation, accessToken: accessToken)
                 let pushed = try await post(try sender.pushRequest(request, ephemeral: ephemeral), to: node)
                 try #require(pushed.count == 1, "a push request without etcd quorum is answered")
                 let response = try StatusAnswer(pushed[0], openedWith: ephemeral).pushResponse()
