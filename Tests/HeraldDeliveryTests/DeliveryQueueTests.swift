@@ -121,7 +121,7 @@ struct DeliveryQueueTests {
         #expect(await second.accept([fresh]))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await second.run() }
-            try await waitUntil("four pushes to be delivered", within: .seconds(10), observing: { delivered.all.count }) { $0 >= 4 }
+            try await waitUntil("four pushes to be delivered", within: .seconds(60), observing: { delivered.all.count }) { $0 >= 4 }
             second.finish()
             try await group.waitForAll()
         }
@@ -161,7 +161,7 @@ struct DeliveryQueueTests {
         }
         #expect(await queue.accept([Self.push("aa")]))
         let running = Task { await queue.run() }
-        try await waitUntil("the delivery to start", within: .seconds(10), observing: { started.all.count }) { $0 == 1 }
+        try await waitUntil("the delivery to start", within: .seconds(60), observing: { started.all.count }) { $0 == 1 }
         running.cancel()
         await running.value
         #expect(journal.entries.count == 1)

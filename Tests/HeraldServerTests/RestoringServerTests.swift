@@ -33,7 +33,7 @@ struct RestoringServerTests {
             }
             progress.begin(member: "node3", totalBytes: 1000)
             progress.received(400)
-            let bound = try await waitUntil("the restoring server to listen", within: .seconds(30), observing: { port.value }) { $0 != nil }
+            let bound = try await waitUntil("the restoring server to listen", within: .seconds(60), observing: { port.value }) { $0 != nil }
             let base = "http://127.0.0.1:\(bound!)"
 
             #expect(try await self.get(base + "/healthz").status == 200)
