@@ -29,7 +29,7 @@ extension HeraldNode {
             log: log,
             view: basis.store.view,
             digestToken: cluster == nil ? basis.configuration.metrics.bearerToken ?? basis.configuration.api.bearerToken : basis.configuration.cluster.secret,
-            digesting: DigestGate()
+            digesting: OneAtATime()
         )
         clusterRoutes.register(on: router)
         let operationsRouter = Self.makeOperationsRouter(basis, operations: operations, cluster: clusterRoutes)
@@ -86,7 +86,7 @@ extension HeraldNode {
         forwarded.add(middleware: ForwardedFromMiddleware())
         for frontDoor in frontDoors { frontDoor.registerInternalRoutes(on: forwarded) }
         DeadTokenRoutes(handler: deadTokens, routing: PartitionRouting(forwarder: cluster.forwarder)).register(on: forwarded)
-        SnapshotRoutes(store: basis.store, directory: basis.configuration.store.path, serving: SnapshotServing()).register(on: forwarded)
+        SnapshotRoutes(store: basis.store, directory: basis.configuration.store.path, serving: OneAtATime()).register(on: forwarded)
         return cluster.tls == nil ? nil : router
     }
 }

@@ -213,8 +213,8 @@ import HeraldFrontDoor
         #expect(TransferCodingMiddleware<HeraldRequestContext>.unsupportedCoding(["chunked", "x-custom;q=1"]) == "x-custom")
     }
 
-    @Test func oneDigestAtATime() {
-        let gate = DigestGate()
+    @Test func oneCallerAtATime() {
+        let gate = OneAtATime()
         #expect(gate.enter())
         #expect(!gate.enter())
         gate.leave()

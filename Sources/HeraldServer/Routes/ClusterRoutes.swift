@@ -3,7 +3,6 @@ import HeraldFrontDoor
 import HeraldStore
 import Hummingbird
 import NIOCore
-import Synchronization
 
 /// `GET /cluster`: this node's view of the cluster, for operators and `herald cluster status`.
 struct ClusterRoutes: Sendable {
@@ -15,7 +14,7 @@ struct ClusterRoutes: Sendable {
     let digestToken: String?
     /// One digest at a time: each reads the whole view (0.9 s for 300,000 records), and a few
     /// clients looping on it would take the node's cores from everything else.
-    let digesting: DigestGate
+    let digesting: OneAtATime
 
     func register(on router: Router<HeraldRequestContext>) {
         router.get("/cluster") { request, context in
@@ -74,18 +73,5 @@ struct ClusterStatusBody: ResponseEncodable {
 
     func encode(to encoder: any Encoder) throws {
         try self.status.encode(to: encoder)
-    }
-}
-
-/// Lets one caller in at a time and refuses the others at once.
-final class DigestGate: Sendable {
-    private let busy = Atomic<Bool>(false)
-
-    func enter() -> Bool {
-        self.busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
-    }
-
-    func leave() {
-        self.busy.store(false, ordering: .releasing)
     }
 }

@@ -6,7 +6,6 @@ import Hummingbird
 import NIOCore
 import NIOFoundationCompat
 import NIOPosix
-import Synchronization
 
 /// Serves a snapshot of this node's store to a node joining the cluster with an empty store, on
 /// the internal API (behind the cluster secret, or mutual TLS). One at a time: each is a
@@ -19,7 +18,7 @@ struct SnapshotRoutes: Sendable {
     let store: LocalStore
     /// The store's directory: the copy is staged on its disk.
     let directory: String
-    let serving: SnapshotServing
+    let serving: OneAtATime
 
     func register(on routes: some RouterMethods<HeraldRequestContext>) {
         routes.get(RouterPath(stringLiteral: Self.path)) { _, _ in
@@ -28,7 +27,7 @@ struct SnapshotRoutes: Sendable {
     }
 
     private func snapshot() async throws -> Response {
-        guard self.serving.begin() else {
+        guard self.serving.enter() else {
             throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "5"], message: "this node is writing a snapshot for another node already; try again or ask another node")
         }
         let file = self.directory + "/.snapshot-serving-\(UUID().uuidString)"
@@ -48,7 +47,7 @@ struct SnapshotRoutes: Sendable {
             }
         } catch {
             try? FileManager.default.removeItem(atPath: file)
-            self.serving.end()
+            self.serving.leave()
             throw HTTPError(.internalServerError, message: "cannot write a snapshot: \(error)")
         }
         let length = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
@@ -62,7 +61,7 @@ struct SnapshotRoutes: Sendable {
             body: ResponseBody(contentLength: length) { writer in
                 defer {
                     try? FileManager.default.removeItem(atPath: file)
-                    serving.end()
+                    serving.leave()
                 }
                 guard let input = FileHandle(forReadingAtPath: file) else { throw StoreError(.lmdb, "cannot read \(file)") }
                 defer { try? input.close() }
@@ -72,18 +71,5 @@ struct SnapshotRoutes: Sendable {
                 try await writer.finish(nil)
             }
         )
-    }
-}
-
-/// Whether a snapshot is being written or sent now.
-final class SnapshotServing: Sendable {
-    private let busy = Atomic<Bool>(false)
-
-    func begin() -> Bool {
-        self.busy.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-    }
-
-    func end() {
-        self.busy.store(false, ordering: .releasing)
     }
 }
