@@ -57,6 +57,7 @@ public struct VAPIDVerifier: Sendable {
             throw .refused("the VAPID key is not an uncompressed P-256 public key (65 bytes) in base64url")
         }
         guard self.keys.contains(key) else { throw .refused("the VAPID key is not one this relay takes pushes from") }
+        try Self.refuseCriticalExtensions(token)
         let claims: Claims
         do {
             let collection = JWTKeyCollection()
@@ -86,11 +87,14 @@ public struct VAPIDVerifier: Sendable {
             for item in rest.split(separator: ",") {
                 let parts = item.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
                 guard parts.count == 2 else { continue }
-                switch parts[0].lowercased() {
-                case "t": token = parts[1]
-                case "k": key = parts[1]
-                default: break
+                let name = parts[0].lowercased()
+                guard name == "t" || name == "k" else { continue }
+                // Two values for one name leave which one the sender meant unknown.
+                guard (name == "t" ? token : key) == nil else {
+                    throw .refused("Authorization: vapid has \(name)= twice; send each parameter once")
                 }
+                let value = try Self.authParameterValue(parts[1], name: name)
+                if name == "t" { token = value } else { key = value }
             }
             guard let token, !token.isEmpty else { throw .refused("Authorization: vapid needs t=<JWT>") }
             guard let key, !key.isEmpty else { throw .missing("Authorization: vapid needs k=<public key>") }
@@ -103,6 +107,44 @@ public struct VAPIDVerifier: Sendable {
             return (rest, key)
         default:
             throw .refused("Authorization scheme '\(scheme.prefix(20))' is not vapid or WebPush")
+        }
+    }
+
+    /// An auth-param's value as a token or an RFC 9110 quoted-string (`t="…"` is as valid as
+    /// `t=…`).
+    static func authParameterValue(_ text: String, name: String) throws(Failure) -> String {
+        guard text.hasPrefix("\"") else { return text }
+        var value = ""
+        var escaped = false
+        var closed = false
+        for character in text.dropFirst() {
+            if closed { throw .refused("Authorization: vapid \(name)= has text after its closing quote") }
+            if escaped {
+                value.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                closed = true
+            } else {
+                value.append(character)
+            }
+        }
+        guard closed else { throw .refused("Authorization: vapid \(name)= opens a quote it never closes") }
+        return value
+    }
+
+    /// RFC 7515 §4.1.11: a recipient must refuse a JWS whose `crit` names an extension it does
+    /// not understand, and Herald understands none. JWTKit does not look at `crit`.
+    static func refuseCriticalExtensions(_ token: String) throws(Failure) {
+        guard let end = token.firstIndex(of: "."),
+            let bytes = RelayMessage.base64URL(String(token[..<end])),
+            let header = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        else {
+            throw .refused("the VAPID token is not an ES256 JWT signed by its key")
+        }
+        if header["crit"] != nil {
+            throw .refused("the VAPID token's header names critical extensions (crit) this relay does not understand (RFC 7515 §4.1.11)")
         }
     }
 

@@ -20,11 +20,11 @@ import Testing
     var publicKey: [UInt8] { Array(self.key.publicKey.x963Representation) }
     var keyText: String { Self.base64URL(self.publicKey) }
 
-    func token(aud: String = "https://relay.example", expiresIn seconds: TimeInterval = 12 * 3600, signer: P256.Signing.PrivateKey? = nil) async throws -> String {
+    func token(aud: String = "https://relay.example", expiresIn seconds: TimeInterval = 12 * 3600, signer: P256.Signing.PrivateKey? = nil, header: JWTHeader = ["typ": "JWT"]) async throws -> String {
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: try ES256PrivateKey(backing: signer ?? self.key))
         let claims = Claims(aud: .init(value: aud), exp: .init(value: Self.now.addingTimeInterval(seconds)), sub: .init(value: "mailto:admin@m.example"))
-        return try await keys.sign(claims, header: ["typ": "JWT"])
+        return try await keys.sign(claims, header: header)
     }
 
     func verify(_ headers: [String: [String]], audience: String = "https://relay.example", now: Date = Self.now) async throws(VAPIDVerifier.Failure) -> [UInt8] {
@@ -96,6 +96,38 @@ import Testing
             await #expect(throws: VAPIDVerifier.Failure.refused("the VAPID token's aud 'https://relay.example': it must be this push service's origin"), "\(other)") {
                 try await self.verify(headers, audience: other)
             }
+        }
+    }
+
+    @Test func quotedParameterValuesAreTaken() async throws {
+        // RFC 9110 §11.2: an auth-param's value is a token or a quoted-string; a 403 here would
+        // make Mastodon delete the subscription.
+        let token = try await self.token()
+        for header in ["vapid t=\"\(token)\", k=\"\(self.keyText)\"", "vapid t=\(token), k=\"\(self.keyText)\""] {
+            #expect(try await self.verify(["authorization": [header]]) == self.publicKey, "\(header.prefix(12))")
+        }
+        await #expect(throws: VAPIDVerifier.Failure.refused("Authorization: vapid k= opens a quote it never closes")) {
+            try await self.verify(["authorization": ["vapid t=\(token), k=\"\(self.keyText)"]])
+        }
+    }
+
+    @Test func aParameterGivenTwiceIsRefused() async throws {
+        let token = try await self.token()
+        let other = try await self.token(aud: "https://other.example")
+        await #expect(throws: VAPIDVerifier.Failure.refused("Authorization: vapid has t= twice; send each parameter once")) {
+            try await self.verify(["authorization": ["vapid t=\(other), k=\(self.keyText), t=\(token)"]])
+        }
+        await #expect(throws: VAPIDVerifier.Failure.refused("Authorization: vapid has k= twice; send each parameter once")) {
+            try await self.verify(["authorization": ["vapid k=\(self.keyText), t=\(token), K=\(self.keyText)"]])
+        }
+    }
+
+    @Test func aCriticalExtensionIsRefused() async throws {
+        var header: JWTHeader = ["typ": "JWT"]
+        header.crit = ["urn:example:unknown"]
+        let token = try await self.token(header: header)
+        await #expect(throws: VAPIDVerifier.Failure.refused("the VAPID token's header names critical extensions (crit) this relay does not understand (RFC 7515 §4.1.11)")) {
+            try await self.verify(["authorization": ["vapid t=\(token), k=\(self.keyText)"]])
         }
     }
 
