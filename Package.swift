@@ -57,6 +57,8 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        // glibc's malloc.h, part of libc6-dev: nothing to install or link.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CSecp256k1",
             pkgConfig: "libsecp256k1",
@@ -188,6 +190,7 @@ let package = Package(
         .target(
             name: "HeraldSilent",
             dependencies: [
+                "CMalloc",
                 "HeraldCluster",
                 "HeraldConfig",
                 "HeraldCore",

@@ -22,6 +22,8 @@ public struct AriesConfiguration: ConfigurationSectionValue {
     public var deduplicationWindow: Duration = .seconds(86_400)
     /// Herald's own Ed25519 key, for wallets that send it packed DIDComm envelopes directly.
     public var identityKeyFile: String?
+    /// Envelopes a minute one client address may post to `/aries/v1/didcomm`; 0 is no limit.
+    public var clientRateLimit = 120
 
     public init() {}
 
@@ -61,6 +63,12 @@ public struct AriesConfiguration: ConfigurationSectionValue {
             default: "24h",
             help: "How long a notified `message_id` is remembered: a mediator repeating a notify within it pushes once."
         ),
+        ConfigurationKey(
+            "aries.client-rate-limit",
+            .integer(0...1_000_000),
+            default: "120",
+            help: "Envelopes a minute one client IP address may post to `POST /aries/v1/didcomm`, in bursts of as many; beyond it 429 with `Retry-After` before the envelope is opened, counted in `herald_aries_rate_limited_total`. A mediator relaying many wallets from one address needs more. 0 is no limit. Counted per node."
+        ),
     ]
 
     public init(reading section: ConfigurationSection) throws {
@@ -70,5 +78,6 @@ public struct AriesConfiguration: ConfigurationSectionValue {
         self.alertText = try section.string("alert-text") ?? "New message"
         self.deduplicationWindow = try section.duration("dedup-window", atLeast: .seconds(1))
         self.identityKeyFile = try section.nonEmptyString("identity-key-file", expecting: "a file path")
+        self.clientRateLimit = try section.integer("client-rate-limit")
     }
 }

@@ -21,16 +21,21 @@ public struct AriesError: CodedError, HTTPResponseError {
         case notStored = "aries.not_stored"
         /// The connection's partition has no owner that can take the message now (cluster).
         case ownerUnavailable = "aries.owner_unavailable"
+        /// The client sent more envelopes than its limit allows.
+        case rateLimited = "aries.rate_limited"
     }
 
     public let code: Code
     public let status: HTTPResponse.Status
     public let message: String
+    /// Seconds before the client may send again, as `Retry-After`.
+    public let retryAfter: Int?
 
-    init(_ code: Code, status: HTTPResponse.Status = .badRequest, _ message: String) {
+    init(_ code: Code, status: HTTPResponse.Status = .badRequest, _ message: String, retryAfter: Int? = nil) {
         self.code = code
         self.status = status
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     static func invalidConnection(_ message: String) -> AriesError { AriesError(.invalidConnection, message) }
@@ -42,11 +47,22 @@ public struct AriesError: CodedError, HTTPResponseError {
         AriesError(.answerNotPacked, status: .internalServerError, error.description)
     }
 
+    static func rateLimited(perMinute: Int, retryAfter: Int) -> AriesError {
+        AriesError(
+            .rateLimited,
+            status: .tooManyRequests,
+            "this address sent more than \(perMinute) envelopes a minute (aries.client-rate-limit); send again in \(retryAfter) s",
+            retryAfter: retryAfter
+        )
+    }
+
     static let notStored = AriesError(.notStored, status: .serviceUnavailable, "the device info could not be stored now")
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = JSONValue.object([("error", .string(self.message))]).bytes
-        return Response(status: self.status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let seconds = self.retryAfter { headers[.retryAfter] = String(seconds) }
+        return Response(status: self.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
 

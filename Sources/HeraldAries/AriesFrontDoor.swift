@@ -13,6 +13,8 @@ public struct AriesFrontDoor: FrontDoor {
     let configuration: AriesConfiguration
     /// Herald's own key, when wallets may send it envelopes directly.
     public let identity: DIDCommKey?
+    /// Envelopes a minute per client address; `nil` when `aries.client-rate-limit` is 0.
+    let clientLimiter: SenderRateLimiter?
 
     public static func make(configuration: AriesConfiguration, context: FrontDoorContext) throws -> AriesFrontDoor? {
         guard configuration.isEnabled else { return nil }
@@ -36,7 +38,8 @@ public struct AriesFrontDoor: FrontDoor {
             wallClock: { Date() }
         )
         let identity = try configuration.identityKeyFile.map { try DIDCommKey(contentsOfFile: $0, key: "aries.identity-key-file") }
-        return AriesFrontDoor(service: service, configuration: configuration, identity: identity)
+        let limiter = configuration.clientRateLimit > 0 ? SenderRateLimiter(perMinute: configuration.clientRateLimit, clock: context.clock) : nil
+        return AriesFrontDoor(service: service, configuration: configuration, identity: identity, clientLimiter: limiter)
     }
 
     public func registerRoutes(on router: some RouterMethods<HeraldRequestContext>) {
@@ -46,7 +49,7 @@ public struct AriesFrontDoor: FrontDoor {
     /// The DIDComm endpoint: wallets authenticate by their envelopes, not by the API token.
     public func registerPublicRoutes(on router: some RouterMethods<HeraldRequestContext>) {
         guard let identity = self.identity else { return }
-        DIDCommRoutes<HeraldRequestContext>(service: self.service, identity: identity).register(on: router)
+        DIDCommRoutes<HeraldRequestContext>(service: self.service, identity: identity, clientLimiter: self.clientLimiter).register(on: router)
     }
 
     public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {

@@ -1,6 +1,7 @@
 public import CoreMetrics
 
-/// `herald_aries_messages_total{type, result}` and `herald_aries_notifications_total{result}`.
+/// `herald_aries_messages_total{type, result}`, `herald_aries_notifications_total{result}` and
+/// `herald_aries_rate_limited_total`.
 public struct AriesMetrics: Sendable {
     let factory: any MetricsFactory
 
@@ -14,5 +15,9 @@ public struct AriesMetrics: Sendable {
 
     func notified(result: String) {
         Counter(label: "herald_aries_notifications_total", dimensions: [("result", result)], factory: self.factory).increment()
+    }
+
+    func rateLimited() {
+        Counter(label: "herald_aries_rate_limited_total", factory: self.factory).increment()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 public import Hummingbird
 import HeraldFrontDoor
+public import HeraldDelivery
 
 /// The DIDComm endpoint: a wallet posts an envelope packed for Herald's verkey (RFC 0019) and
 /// gets the answer packed for its own, in the HTTP response (DIDComm's return route), as a
@@ -15,10 +16,14 @@ public struct DIDCommRoutes<Context: RequestContext>: Sendable {
 
     let service: AriesService
     let identity: DIDCommKey
+    /// Envelopes a minute per client address, charged before an envelope is opened (opening
+    /// costs a key exchange).
+    let clientLimiter: SenderRateLimiter?
 
-    public init(service: AriesService, identity: DIDCommKey) {
+    public init(service: AriesService, identity: DIDCommKey, clientLimiter: SenderRateLimiter? = nil) {
         self.service = service
         self.identity = identity
+        self.clientLimiter = clientLimiter
     }
 
     public func register(on router: some RouterMethods<Context>) {
@@ -27,6 +32,10 @@ public struct DIDCommRoutes<Context: RequestContext>: Sendable {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
         router.post("/aries/v1/didcomm") { request, context in
+            if let limiter = self.clientLimiter, let client = ClientAddress.of(context), let seconds = limiter.take(client) {
+                self.service.metrics.rateLimited()
+                throw AriesError.rateLimited(perMinute: limiter.perMinute, retryAfter: seconds)
+            }
             let body = try await request.body.collect(upTo: 64 << 10)
             return try await self.handle(Array(buffer: body), request: request, context: context)
         }

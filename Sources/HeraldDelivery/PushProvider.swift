@@ -52,6 +52,9 @@ public protocol ProviderConfiguration: ConfigurationSectionValue {
     var isConfigured: Bool { get }
     /// One phrase for the start-up log; never a secret.
     var summary: String { get }
+    /// Descriptors its provider may hold at once (its connections, a token client's), which
+    /// the node's descriptor budget counts against the open-file limit.
+    var descriptors: Int { get }
 }
 
 /// What a provider is built with besides its own section.

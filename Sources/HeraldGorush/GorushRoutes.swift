@@ -72,7 +72,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         let body = Array(buffer: try await request.body.collect(upTo: self.configuration.maximumBodySize))
         // A forwarded request was counted by the node its client reached; without a limit the
         // address (a dynamic cast and a lock) is not worth reading.
-        let client = forwardedFrom == nil && self.configuration.clientLimiter != nil ? Self.clientAddress(context) : nil
+        let client = forwardedFrom == nil && self.configuration.clientLimiter != nil ? ClientAddress.of(context) : nil
         guard let idempotency = self.configuration.idempotency, let key = try GorushIdempotency.key(in: request.headers) else {
             let answer = try await self.answer(body, client: client)
             return Self.json(status: HTTPResponse.Status(code: answer.status), answer.body)
@@ -233,12 +233,6 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         guard let limiter = self.configuration.clientLimiter, let seconds = limiter.take(client, cost: targets) else { return }
         self.statistics.rateLimited()
         throw GorushError.rateLimited(client, limit: limiter.perMinute, retryAfter: seconds)
-    }
-
-    /// The client's IP address, without its port: one client opens many connections.
-    static func clientAddress(_ context: Context) -> String? {
-        guard let address = (context as? any RemoteAddressRequestContext)?.remoteAddress else { return nil }
-        return address.ipAddress ?? "\(address)"
     }
 
     static func json(status: HTTPResponse.Status, _ value: JSONValue) -> Response {

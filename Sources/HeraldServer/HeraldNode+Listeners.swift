@@ -7,16 +7,11 @@ import NIOSSL
 import ServiceLifecycle
 
 extension HeraldNode {
-    /// Connections of the operations port: probes and a few scrapers.
-    static let operationsConnections = 64
-    /// Descriptors kept for everything but API connections: the store, provider and etcd
-    /// connections, the operations port, the feedback webhook.
-    static let reservedDescriptors = 256
-
-    /// The API port's connection cap: the configured one, or fewer when the open-file limit could
-    /// not hold them beside what the node needs besides.
-    public static func connectionLimit(configured: Int, openFiles: Int) -> Int {
-        max(min(configured, openFiles - Self.reservedDescriptors - Self.operationsConnections), 16)
+    /// The API port's connection cap: the configured one, or what the open-file limit leaves
+    /// beside everything else the node holds (`herald serve` refused to start if that is too few).
+    static func apiConnections(_ configuration: HeraldConfiguration) -> Int {
+        DescriptorBudget(configuration: configuration).apiConnections(configured: configuration.server.maxConnections, openFiles: FileDescriptorLimit.current)
+            ?? min(configuration.server.maxConnections, DescriptorBudget.minimumAPIConnections)
     }
 
     /// The listeners beside the API port, which the API application runs among its services.
@@ -56,10 +51,7 @@ extension HeraldNode {
                 address: .hostname(server.host, port: server.port),
                 serverName: "herald",
                 backlog: 1024,
-                availableConnectionsDelegate: MaximumAvailableConnections(
-                    Self.connectionLimit(configured: server.maxConnections, openFiles: FileDescriptorLimit.current),
-                    logger: basis.logger
-                )
+                availableConnectionsDelegate: MaximumAvailableConnections(Self.apiConnections(basis.configuration), logger: basis.logger)
             ),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress) },
@@ -80,7 +72,7 @@ extension HeraldNode {
             configuration: .init(
                 address: .hostname(server.host, port: port),
                 serverName: "herald-operations",
-                availableConnectionsDelegate: MaximumAvailableConnections(Self.operationsConnections, logger: basis.logger)
+                availableConnectionsDelegate: MaximumAvailableConnections(DescriptorBudget.operationsConnections, logger: basis.logger)
             ),
             logger: basis.logger
         )
@@ -100,7 +92,11 @@ extension HeraldNode {
         let application = Application(
             router: router,
             server: Self.http1(server, tls: tls.server, onTimeout: onTimeout),
-            configuration: .init(address: .hostname(server.host, port: port), serverName: "herald-internal"),
+            configuration: .init(
+                address: .hostname(server.host, port: port),
+                serverName: "herald-internal",
+                availableConnectionsDelegate: MaximumAvailableConnections(DescriptorBudget.internalConnections, logger: basis.logger)
+            ),
             logger: basis.logger
         )
         return ListenerService(listener: application, keys: "server.host and cluster.internal-port", address: "\(server.host):\(port)")

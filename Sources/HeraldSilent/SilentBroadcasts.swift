@@ -14,26 +14,44 @@ import Logging
 /// elsewhere answer 404); it reads that node's view, which holds every registration of the
 /// cluster.
 public actor SilentBroadcasts {
+    /// How many broadcasts run at once, how much of the node each may hold, how long a finished
+    /// one stays readable.
+    public struct Limits: Sendable, Hashable {
+        /// Broadcasts running on this node at once; more are refused (429).
+        public var running = 4
+        /// Broadcasts of one service running at once: a second walk of the same devices only
+        /// repeats the first.
+        public var runningPerService = 1
+        /// Pushes of one broadcast awaiting their answers at once: what a broadcast holds in
+        /// memory grows with it (about 5 KB a push).
+        public var window = 2048
+        /// How long a finished broadcast stays readable, in the store only.
+        public var retention: Duration = .seconds(7 * 86_400)
+
+        public init() {}
+    }
+
     /// Registrations read and pushed at once, at most: about a tenth of a second's worth at the
     /// broadcast's rate, so pacing is smooth and a restart repeats little.
     static let maximumBatchSize = 1024
-    /// Pushes of a broadcast waiting for their answer at once.
-    static let window = 2048
     /// How often progress and cursor are written while a broadcast runs.
     static let persistInterval: Duration = .milliseconds(250)
-    /// How long a finished broadcast stays readable.
-    static let retention: TimeInterval = 7 * 86_400
+    /// Seconds a refused broadcast request waits before asking again.
+    static let busyRetryAfter = 30
 
     nonisolated let view: any RegistryView
     nonisolated let markers: MessageMarkers
     nonisolated let sender: SilentSender
     nonisolated let metrics: SilentMetrics
     nonisolated let rate: Int
+    nonisolated let limits: Limits
     nonisolated let batchSize: Int
     nonisolated let pacer: Pacer
     nonisolated let wallClock: @Sendable () -> Date
     nonisolated let logger: Logger
-    private var broadcasts: [String: SilentBroadcast] = [:]
+    /// The broadcasts walking on this node, with their latest progress; the others are read from
+    /// the store, so a finished broadcast costs no memory.
+    private var running: [String: SilentBroadcast] = [:]
     private var tasks: [String: Task<Void, Never>] = [:]
     private var isStopped = false
 
@@ -43,6 +61,7 @@ public actor SilentBroadcasts {
         sender: SilentSender,
         metrics: SilentMetrics,
         rate: Int,
+        limits: Limits = Limits(),
         clock: any Clock<Duration>,
         wallClock: @escaping @Sendable () -> Date,
         logger: Logger
@@ -52,7 +71,8 @@ public actor SilentBroadcasts {
         self.sender = sender
         self.metrics = metrics
         self.rate = max(rate, 1)
-        self.batchSize = min(Self.maximumBatchSize, max(rate / 10, 1))
+        self.limits = limits
+        self.batchSize = min(Self.maximumBatchSize, max(rate / 10, 1), max(limits.window, 1))
         self.pacer = Pacer(clock)
         self.wallClock = wallClock
         self.logger = logger
@@ -60,17 +80,40 @@ public actor SilentBroadcasts {
 
     /// Starts a broadcast to every registration of `service`.
     func start(service: String) async throws -> SilentBroadcast {
+        if !self.isStopped { try self.admit(service: service) }
         var broadcast = SilentBroadcast(id: RandomUUID.lowercased(), service: service, startedAt: self.wallClock())
         broadcast.status = self.isStopped ? .cancelled : .running
-        self.broadcasts[broadcast.id] = broadcast
+        if !self.isStopped { self.running[broadcast.id] = broadcast }
         try await self.persist(broadcast)
         if !self.isStopped { self.launch(broadcast.id) }
         self.logger.notice("silent broadcast started", metadata: ["broadcast": "\(broadcast.id)", "service": "\(service)"])
         return broadcast
     }
 
+    /// Refuses a broadcast past the node's or the service's cap of running ones.
+    private func admit(service: String) throws(SilentError) {
+        let ofService = self.running.values.count(where: { $0.service == service })
+        if ofService >= self.limits.runningPerService {
+            self.metrics.refusedBroadcast(service: service)
+            throw .busy(
+                "\(ofService) broadcast\(ofService == 1 ? " is" : "s are") running for service '\(service)' (silent.max-running-broadcasts-per-service: \(self.limits.runningPerService)); ask again when \(ofService == 1 ? "it ends" : "one ends") or cancel it",
+                retryAfter: Self.busyRetryAfter
+            )
+        }
+        if self.running.count >= self.limits.running {
+            self.metrics.refusedBroadcast(service: service)
+            throw .busy(
+                "\(self.running.count) broadcasts are running on this node (silent.max-running-broadcasts: \(self.limits.running)); ask again when one ends",
+                retryAfter: Self.busyRetryAfter
+            )
+        }
+    }
+
+    /// Broadcasts walking now.
+    var runningCount: Int { self.running.count }
+
     func broadcast(id: String) -> SilentBroadcast? {
-        if let known = self.broadcasts[id] { return known }
+        if let known = self.running[id] { return known }
         let now = UInt64(max(self.wallClock().timeIntervalSince1970, 0))
         return (try? self.markers.value(of: Array(id.utf8), in: .silentBroadcast, now: now)).flatMap { $0 }.flatMap(SilentBroadcast.decoded)
     }
@@ -86,8 +129,9 @@ public actor SilentBroadcasts {
         guard var broadcast = self.broadcast(id: id), broadcast.status == .running else { return self.broadcast(id: id) }
         broadcast.status = .cancelled
         broadcast.finishedAt = self.wallClock()
-        self.broadcasts[id] = broadcast
+        self.running[id] = broadcast
         try await self.persist(broadcast)
+        self.forget(id)
         return broadcast
     }
 
@@ -97,8 +141,9 @@ public actor SilentBroadcasts {
         let now = UInt64(max(self.wallClock().timeIntervalSince1970, 0))
         for (_, value) in try self.markers.entries(in: .silentBroadcast, now: now) {
             // One this run knows (started, or cancelled meanwhile) is its own; LMDB may lag it.
-            guard let broadcast = SilentBroadcast.decoded(value), broadcast.status == .running, self.broadcasts[broadcast.id] == nil else { continue }
-            self.broadcasts[broadcast.id] = broadcast
+            guard let broadcast = SilentBroadcast.decoded(value), broadcast.status == .running, self.running[broadcast.id] == nil else { continue }
+            // Past the caps too: each was accepted before the restart.
+            self.running[broadcast.id] = broadcast
             self.launch(broadcast.id)
             self.logger.notice("silent broadcast resumed", metadata: ["broadcast": "\(broadcast.id)", "visited": "\(broadcast.visited)"])
         }
@@ -118,10 +163,20 @@ public actor SilentBroadcasts {
         // Owned by this actor and cancelled in `stop` (shutdown) or `cancel`: no walk outlives
         // the front door's service.
         self.tasks[id] = Task { await self.walk(id) }
+        self.metrics.running(broadcasts: self.running.count)
+    }
+
+    /// Drops a broadcast that no longer walks from memory (the store keeps it), and when none
+    /// walks any more hands the memory their pushes took back to the system.
+    private func forget(_ id: String) {
+        self.running[id] = nil
+        self.tasks[id] = nil
+        self.metrics.running(broadcasts: self.running.count)
+        if self.running.isEmpty { FreedMemory.returnToSystem() }
     }
 
     private func walk(_ id: String) async {
-        guard var broadcast = self.broadcasts[id] else { return }
+        guard var broadcast = self.running[id] else { return }
         let prefix = SilentRegistrations.keyPrefix(service: broadcast.service)
         let started = self.pacer.now
         let sender = self.sender
@@ -155,10 +210,11 @@ public actor SilentBroadcasts {
                         }
                     } catch {
                         self.logger.error("silent broadcast cannot read the registry; it resumes at the next start", metadata: ["broadcast": "\(id)", "error": "\(error)"])
+                        self.forget(id)
                         return
                     }
                 }
-                if queued < queue.count, inFlight < Self.window, self.pacer.isDue(sent: launched, since: started, perSecond: self.rate) {
+                if queued < queue.count, inFlight < self.limits.window, self.pacer.isDue(sent: launched, since: started, perSecond: self.rate) {
                     let (page, registration) = queue[queued]
                     queued += 1
                     group.addTask { (page, await sender.send(to: registration, service: service)) }
@@ -185,7 +241,7 @@ public actor SilentBroadcasts {
                 if exhausted, queued == queue.count, inFlight == 0 { break }
                 if !Task.isCancelled, self.pacer.now - lastPersisted >= Self.persistInterval {
                     lastPersisted = self.pacer.now
-                    self.broadcasts[id] = broadcast
+                    self.running[id] = broadcast
                     try? await self.persist(broadcast)
                 }
             }
@@ -193,9 +249,9 @@ public actor SilentBroadcasts {
         guard !Task.isCancelled else { return }
         broadcast.status = .done
         broadcast.finishedAt = self.wallClock()
-        self.broadcasts[id] = broadcast
-        self.tasks[id] = nil
+        self.running[id] = broadcast
         try? await self.persist(broadcast)
+        self.forget(id)
         self.logger.notice(
             "silent broadcast done",
             metadata: ["broadcast": "\(id)", "visited": "\(broadcast.visited)", "delivered": "\(broadcast.delivered)", "dead_tokens": "\(broadcast.deadTokens)"]
@@ -207,7 +263,7 @@ public actor SilentBroadcasts {
         try await self.markers.replace(
             Array(broadcast.id.utf8),
             in: .silentBroadcast,
-            expiry: UInt64(now + Self.retention),
+            expiry: UInt64(now + Double(self.limits.retention.components.seconds)),
             value: broadcast.stored
         )
     }

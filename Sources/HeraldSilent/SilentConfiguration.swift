@@ -24,6 +24,10 @@ public struct SilentConfiguration: ConfigurationSectionValue {
     public var collapseKey: String? = "herald-sync"
     /// Pushes a second a broadcast sends at most.
     public var broadcastRate = 20_000
+    /// Caps on broadcasts and what each holds.
+    public var broadcastLimits = SilentBroadcasts.Limits()
+    /// Registrations a minute one client address may send; 0 is no limit.
+    public var clientRateLimit = 120
 
     public init() {}
 
@@ -85,6 +89,36 @@ public struct SilentConfiguration: ConfigurationSectionValue {
             default: "20000",
             help: "Pushes a second a broadcast sends at most, across its devices."
         ),
+        ConfigurationKey(
+            "silent.max-running-broadcasts",
+            .integer(1...1000),
+            default: "4",
+            help: "Broadcasts running on this node at once, of every service; another is refused with 429 and `Retry-After` until one ends. Each holds up to `silent.broadcast-window` pushes in memory."
+        ),
+        ConfigurationKey(
+            "silent.max-running-broadcasts-per-service",
+            .integer(1...1000),
+            default: "1",
+            help: "Broadcasts of one service running on this node at once; another is refused with 429 and `Retry-After` (a second walk of the same devices only repeats the first)."
+        ),
+        ConfigurationKey(
+            "silent.broadcast-window",
+            .integer(1...65_536),
+            default: "2048",
+            help: "Pushes of one broadcast awaiting their answers at once (about 5 KB of memory each): with `silent.max-running-broadcasts` it bounds what broadcasts hold."
+        ),
+        ConfigurationKey(
+            "silent.broadcast-retention",
+            .duration,
+            default: "7d",
+            help: "How long a finished (or cancelled) broadcast stays readable at `GET /silent/v1/broadcasts/<id>`; it is kept in the store only, then dropped."
+        ),
+        ConfigurationKey(
+            "silent.client-rate-limit",
+            .integer(0...1_000_000),
+            default: "120",
+            help: "Registrations a minute (`POST /v3/register`, `/v1/register`) one client IP address may send, in bursts of as many; beyond it 429 with `Retry-After`, counted in `herald_silent_rate_limited_total`. Devices behind one NAT share an address. 0 is no limit. Counted per node."
+        ),
     ]
 
     public init(reading section: ConfigurationSection) throws {
@@ -111,6 +145,11 @@ public struct SilentConfiguration: ConfigurationSectionValue {
             throw section.error("collapse-key", "must be at most 64 printable ASCII characters (APNs' limit)")
         }
         self.broadcastRate = try section.integer("broadcast-rate")
+        self.broadcastLimits.running = try section.integer("max-running-broadcasts")
+        self.broadcastLimits.runningPerService = try section.integer("max-running-broadcasts-per-service")
+        self.broadcastLimits.window = try section.integer("broadcast-window")
+        self.broadcastLimits.retention = try section.duration("broadcast-retention", atLeast: .seconds(1))
+        self.clientRateLimit = try section.integer("client-rate-limit")
     }
 }
 

@@ -15,6 +15,10 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
     /// A forwarded registration names a service this node does not configure.
     case unknownForwardedService
     case unknownBroadcast(String)
+    /// Too many broadcasts run already: 429 with `Retry-After`.
+    case busy(String, retryAfter: Int)
+    /// This client sent more registrations than its limit allows: 429 with `Retry-After`.
+    case rateLimited(String, retryAfter: Int)
     /// The registration's partition has no owner now (cluster).
     case unavailable(String)
     /// The owner's answer to a forwarded registration: its status and body.
@@ -29,6 +33,7 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
         case .tooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
         case .unknownService, .unknownForwardedService, .unknownBroadcast: .notFound
+        case .busy, .rateLimited: .tooManyRequests
         case .unavailable: .serviceUnavailable
         case .relayed(let status, _): HTTPResponse.Status(code: status)
         }
@@ -36,7 +41,7 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .malformed(let detail), .tooLarge(let detail), .notServed(let detail), .unavailable(let detail): detail
+        case .malformed(let detail), .tooLarge(let detail), .notServed(let detail), .unavailable(let detail), .busy(let detail, _), .rateLimited(let detail, _): detail
         case .unsupportedMediaType(let type):
             "Content-Type \(type.map { "'\($0.prefix(60))'" } ?? "is missing"): send application/x-protobuf, application/protobuf or application/json"
         case .unknownService(let name): "no silent-sync service '\(name.prefix(60))' is configured"
@@ -50,7 +55,11 @@ public enum SilentError: Error, Equatable, CustomStringConvertible {
 extension SilentError: HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json"]
-        if case .unavailable = self { headers[.retryAfter] = String(Self.unavailableRetryAfter) }
+        switch self {
+        case .unavailable: headers[.retryAfter] = String(Self.unavailableRetryAfter)
+        case .busy(_, let seconds), .rateLimited(_, let seconds): headers[.retryAfter] = String(seconds)
+        default: break
+        }
         let body: [UInt8]
         if case .relayed(_, let answer) = self {
             // The owner's refusal, passed on as it gave it.

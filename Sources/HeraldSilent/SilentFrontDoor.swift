@@ -12,6 +12,8 @@ import HeraldStore
 public struct SilentFrontDoor: FrontDoor {
     public let sync: SilentSync
     let configuration: SilentConfiguration
+    /// Registrations a minute per client address; `nil` when `silent.client-rate-limit` is 0.
+    let registrationLimiter: SenderRateLimiter?
 
     public static func make(configuration: SilentConfiguration, context: FrontDoorContext) throws -> SilentFrontDoor? {
         guard configuration.isEnabled else { return nil }
@@ -57,6 +59,7 @@ public struct SilentFrontDoor: FrontDoor {
                 sender: sender,
                 metrics: metrics,
                 rate: configuration.broadcastRate,
+                limits: configuration.broadcastLimits,
                 clock: context.clock,
                 wallClock: wallClock,
                 logger: context.logger
@@ -66,7 +69,8 @@ public struct SilentFrontDoor: FrontDoor {
             logger: context.logger,
             wallClock: wallClock
         )
-        return SilentFrontDoor(sync: sync, configuration: configuration)
+        let limiter = configuration.clientRateLimit > 0 ? SenderRateLimiter(perMinute: configuration.clientRateLimit, clock: context.clock) : nil
+        return SilentFrontDoor(sync: sync, configuration: configuration, registrationLimiter: limiter)
     }
 
     public func registerRoutes(on router: some RouterMethods<HeraldRequestContext>) {
@@ -74,7 +78,7 @@ public struct SilentFrontDoor: FrontDoor {
     }
 
     public func registerPublicRoutes(on router: some RouterMethods<HeraldRequestContext>) {
-        SilentRoutes<HeraldRequestContext>(sync: self.sync).registerPublic(on: router)
+        SilentRoutes<HeraldRequestContext>(sync: self.sync, registrationLimiter: self.registrationLimiter).registerPublic(on: router)
     }
 
     public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {

@@ -1,7 +1,9 @@
 public import CoreMetrics
 
 /// `herald_silent_registrations_total{service, action}`, `herald_silent_pushes_total{service,
-/// outcome}` and `herald_silent_broadcast_devices_total{service}`.
+/// outcome}`, `herald_silent_broadcast_devices_total{service}`,
+/// `herald_silent_broadcasts_refused_total{service}`, `herald_silent_broadcasts_running` and
+/// `herald_silent_rate_limited_total{service}`.
 public struct SilentMetrics: Sendable {
     let factory: any MetricsFactory
 
@@ -19,5 +21,17 @@ public struct SilentMetrics: Sendable {
 
     func visited(service: String, count: Int) {
         Counter(label: "herald_silent_broadcast_devices_total", dimensions: [("service", service)], factory: self.factory).increment(by: count)
+    }
+
+    func refusedBroadcast(service: String) {
+        Counter(label: "herald_silent_broadcasts_refused_total", dimensions: [("service", service)], factory: self.factory).increment()
+    }
+
+    func rateLimited(service: String) {
+        Counter(label: "herald_silent_rate_limited_total", dimensions: [("service", service)], factory: self.factory).increment()
+    }
+
+    func running(broadcasts: Int) {
+        Gauge(label: "herald_silent_broadcasts_running", factory: self.factory).record(broadcasts)
     }
 }

@@ -44,7 +44,7 @@ public struct SilentRegistrationRequest: Sendable, Hashable {
             do {
                 message = try Ch_Ubique_Notifyme_Sdk_Backend_Model_PushRegistration(jsonUTF8Data: Data(body))
             } catch {
-                throw .malformed("the body is not a PushRegistration in proto3 JSON (\(error))")
+                throw .malformed("the body is not a PushRegistration in proto3 JSON: \(ProtoJSONFailure.describe(error, body: body))")
             }
         default:
             throw .unsupportedMediaType(contentType)

@@ -1,6 +1,7 @@
 import Foundation
 public import HeraldFrontDoor
 import HeraldCore
+public import HeraldDelivery
 import HTTPTypes
 public import Hummingbird
 
@@ -9,16 +10,21 @@ public import Hummingbird
 /// node's API token.
 public struct SilentRoutes<Context: RequestContext>: Sendable {
     let sync: SilentSync
+    /// Registrations a minute per client address, on the public paths only: a forwarded one
+    /// was counted where its client sent it.
+    let registrationLimiter: SenderRateLimiter?
 
-    public init(sync: SilentSync) {
+    public init(sync: SilentSync, registrationLimiter: SenderRateLimiter? = nil) {
         self.sync = sync
+        self.registrationLimiter = registrationLimiter
     }
 
     public func registerPublic(on router: some RouterMethods<Context>) {
         for service in self.sync.services.values.sorted(by: { $0.name < $1.name }) {
             for version in ["v3", "v1"] {
-                router.post(RouterPath(stringLiteral: "\(service.pathPrefix)/\(version)/register")) { request, _ in
-                    try await self.register(request, service: service, forwardedFrom: nil)
+                router.post(RouterPath(stringLiteral: "\(service.pathPrefix)/\(version)/register")) { request, context in
+                    try self.charge(context, service: service)
+                    return try await self.register(request, service: service, forwardedFrom: nil)
                 }
             }
         }
@@ -51,6 +57,13 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
             }
             return try await self.register(request, service: service, forwardedFrom: context.forwardedFrom ?? "another node")
         }
+    }
+
+    /// Takes one registration from the client's bucket, before the body is read.
+    private func charge(_ context: Context, service: SilentService) throws(SilentError) {
+        guard let limiter = self.registrationLimiter, let client = ClientAddress.of(context), let seconds = limiter.take(client) else { return }
+        self.sync.metrics.rateLimited(service: service.name)
+        throw .rateLimited("this address sent more than \(limiter.perMinute) registrations a minute (silent.client-rate-limit); register again in \(seconds) s", retryAfter: seconds)
     }
 
     private func register(_ request: Request, service: SilentService, forwardedFrom: String?) async throws(SilentError) -> Response {

@@ -7,8 +7,9 @@ extension RegistrationScope {
 }
 
 extension MessageMarkers.Namespace {
-    /// Silent-sync broadcasts: each one's progress and cursor, so a restart resumes it.
-    static let silentBroadcast = MessageMarkers.Namespace(5, name: "silent-broadcast", ttl: .seconds(SilentBroadcasts.retention))
+    /// Silent-sync broadcasts: each one's progress and cursor, so a restart resumes it. Each is
+    /// written with its own expiry (`silent.broadcast-retention`); the TTL here is not used.
+    static let silentBroadcast = MessageMarkers.Namespace(5, name: "silent-broadcast", ttl: .seconds(7 * 86_400))
 }
 
 extension SilentFrontDoor {

@@ -67,11 +67,18 @@ extension Herald {
                 "open-file limit",
                 metadata: ["soft.before": "\(files.before)", "soft": "\(files.after)", "hard": "\(files.hard)"]
             )
-            let connections = HeraldNode.connectionLimit(configured: configuration.server.maxConnections, openFiles: files.after)
+            let budget = DescriptorBudget(configuration: configuration)
+            guard let connections = budget.apiConnections(configured: configuration.server.maxConnections, openFiles: files.after) else {
+                FileHandle.standardError.write(Data("herald: \(budget.refusal(openFiles: files.after))\n".utf8))
+                throw ExitCode(78)  // EX_CONFIG
+            }
             if connections < configuration.server.maxConnections {
                 logger.warning(
                     "server.max-connections lowered to fit the open-file limit",
-                    metadata: ["server.max-connections": "\(configuration.server.maxConnections)", "effective": "\(connections)"]
+                    metadata: [
+                        "server.max-connections": "\(configuration.server.maxConnections)", "effective": "\(connections)",
+                        "descriptors.reserved": "\(budget.reserved)",
+                    ]
                 )
             }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HeraldServer
 import HeraldTestTraits
@@ -54,24 +55,33 @@ import Glibc
         }
     }
 
+    /// `herald serve` under `openFiles` open files, with a 2 s idle timeout, once it listens.
+    static func serve(openFiles: Int, port: Int, operations: Int, directory: String) async throws -> ChildProcess {
+        let child = try ChildProcess(
+            executable: "/usr/bin/prlimit",
+            arguments: [
+                "--nofile=\(openFiles):\(openFiles)", "--", HeraldExecutable.path, "serve",
+                "--server-port", "\(port)", "--server-operations-port", "\(operations)",
+                "--server-idle-timeout", "2s", "--store-path", directory + "/data",
+            ],
+            environment: ["PATH": "/usr/bin:/bin"]
+        )
+        let ready = try await child.waitFor(timeout: TestTime.bound(.seconds(60))) { $0.contains("Herald is listening") ? true : nil }
+        guard ready == true else {
+            child.signal(SIGKILL)
+            throw WaitTimedOut(expectation: "herald serve says it is listening", lastObserved: child.output, waited: TestTime.bound(.seconds(60)))
+        }
+        return child
+    }
+
     @Test func aFloodedNodeStaysUpAndItsOperationsPortAnswers() async throws {
         try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
         // This process opens 400 sockets on top of everything the suite holds.
         FileDescriptorLimit.raiseToHard()
         try await withTemporaryDirectory { directory in
             let (port, operations) = (try EtcdCluster.freePort(), try EtcdCluster.freePort())
-            let child = try ChildProcess(
-                executable: "/usr/bin/prlimit",
-                arguments: [
-                    "--nofile=256:256", "--", HeraldExecutable.path, "serve",
-                    "--server-port", "\(port)", "--server-operations-port", "\(operations)",
-                    "--server-idle-timeout", "2s", "--store-path", directory + "/data",
-                ],
-                environment: ["PATH": "/usr/bin:/bin"]
-            )
+            let child = try await Self.serve(openFiles: 256, port: port, operations: operations, directory: directory)
             defer { child.signal(SIGKILL) }
-            let ready = try await child.waitFor(timeout: TestTime.bound(.seconds(60))) { $0.contains("Herald is listening") ? true : nil }
-            try #require(ready == true, "no 'listening' line; output:\n\(child.output)")
             #expect(child.output.contains("server.max-connections lowered to fit the open-file limit"))
 
             // More connections than the node has descriptors; every tenth a slowloris that sends
@@ -113,6 +123,69 @@ import Glibc
             // has closed them.
             try await waitUntil("the API port answers /healthz again after the flood", within: .seconds(60), every: .milliseconds(200)) { await Self.healthz(port: port) }
             #expect(child.isRunning)
+        }
+    }
+
+    /// Apps with 64 connections each (gorush's APNs and FCM, the relay's APNs, an FCM app: 256
+    /// provider connections) under 256 open files killed a node under load; it now refuses to
+    /// start, naming the limit and what does not fit.
+    @Test func aConfigurationTheLimitCannotHoldIsRefusedNamingIt() async throws {
+        try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
+        try await withTemporaryDirectory { directory in
+            try P256.Signing.PrivateKey().pemRepresentation.write(toFile: directory + "/key.p8", atomically: true, encoding: .utf8)
+            try TestServiceAccount(projectID: "herald-budget").json().write(toFile: directory + "/sa.json", atomically: true, encoding: .utf8)
+            let apns = "    apns:\n      key-file: \(directory)/key.p8\n      key-id: KEY0000001\n      team-id: TEAM000001\n      topic: im.herald.budget\n      connections: 64\n"
+            let fcm = "    fcm:\n      service-account-file: \(directory)/sa.json\n      connections: 64\n"
+            let yaml = "store:\n  path: \(directory)/data\napps:\n  gorush:\n\(apns)\(fcm)  relay:\n\(apns)  droid:\n\(fcm)"
+            try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
+            let child = try ChildProcess(
+                executable: "/usr/bin/prlimit",
+                arguments: ["--nofile=256:256", "--", HeraldExecutable.path, "serve", "--config", directory + "/herald.yaml", "--server-port", "\(try EtcdCluster.freePort())"],
+                environment: ["PATH": "/usr/bin:/bin"]
+            )
+            let exit = try await child.waitForExit(timeout: TestTime.bound(.seconds(60)))
+            #expect(!exit.timedOut && exit.status == 78, "exit \(exit.status); output:\n\(child.output)")
+            #expect(child.output.contains("the open-file limit (256) cannot hold what this configuration opens"), "\(child.output)")
+            #expect(child.output.contains("258 for provider connections (apps.droid.fcm 65, apps.gorush.apns 64, apps.gorush.fcm 65, apps.relay.apns 64)"), "\(child.output)")
+            #expect(!child.output.contains("Herald is listening"))
+        }
+    }
+
+    /// An operations port flooded with idle connections under a low limit: its 64 slots fill, the
+    /// rest wait in the backlog, the node stays up and the API port answers.
+    @Test func anOperationsPortFloodAtALowLimitLeavesTheNodeUp() async throws {
+        try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
+        FileDescriptorLimit.raiseToHard()
+        try await withTemporaryDirectory { directory in
+            let (port, operations) = (try EtcdCluster.freePort(), try EtcdCluster.freePort())
+            // The budget of this configuration is 3 + 3 × cores + 4 + 48 + 2 + 64: 160 leaves the
+            // API port at least 16 connections on up to 5 cores.
+            let child = try await Self.serve(openFiles: 160, port: port, operations: operations, directory: directory)
+            defer { child.signal(SIGKILL) }
+
+            var flood: [Int32] = []
+            defer { for descriptor in flood { close(descriptor) } }
+            for _ in 0..<200 {
+                let descriptor = Self.connect(port: operations)
+                if descriptor >= 0 { flood.append(descriptor) }
+            }
+            for _ in 0..<100 {
+                let descriptor = Self.connect(port: port)
+                if descriptor >= 0 { flood.append(descriptor) }
+            }
+            #expect(flood.count > 160, "the flood holds more sockets than the node has descriptors")
+            // The idle connections hold the API port's slots only until the idle timeout (2 s).
+            try await waitUntil("the API port answers /healthz under the operations-port flood", within: .seconds(60), every: .milliseconds(200)) {
+                await Self.healthz(port: port)
+            }
+            #expect(child.isRunning, "the node is still up; output:\n\(child.output.suffix(2000))")
+            for descriptor in flood { close(descriptor) }
+            flood = []
+            try await waitUntil("the operations port answers /healthz again after the flood", within: .seconds(60), every: .milliseconds(200)) {
+                await Self.healthz(port: operations)
+            }
+            #expect(child.isRunning)
+            #expect(!child.output.contains("workq"), "libdispatch never found the node out of descriptors")
         }
     }
 }

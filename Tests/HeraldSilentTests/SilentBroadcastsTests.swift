@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldStore
 import HeraldTesting
+import HTTPTypes
 import MetricsTestKit
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 /// Broadcast walks over a real store, paced on the test clock, pushing through the real providers
 /// to the strict mock APNs and FCM.
 @Suite struct SilentBroadcastsTests {
-    static func broadcasts(_ store: LocalStore, providers: AppProviders, clock: TestClock, rate: Int = 1000) -> SilentBroadcasts {
+    static func broadcasts(_ store: LocalStore, providers: AppProviders, clock: TestClock, rate: Int = 1000, limits: SilentBroadcasts.Limits = .init()) -> SilentBroadcasts {
         var configuration = SilentConfiguration()
         configuration.app = "toot"
         let metrics = TestMetrics()
@@ -28,6 +29,7 @@ import Testing
             sender: sender,
             metrics: SilentMetrics(factory: metrics),
             rate: rate,
+            limits: limits,
             clock: clock,
             wallClock: Fixtures.wallClock,
             logger: Fixtures.logger
@@ -100,7 +102,7 @@ import Testing
             running.cursor = first.next
             var finished = SilentBroadcast(id: "finished", service: "default", startedAt: Fixtures.now)
             finished.status = .done
-            let expiry = UInt64(Fixtures.now.timeIntervalSince1970 + SilentBroadcasts.retention)
+            let expiry = UInt64(Fixtures.now.timeIntervalSince1970 + 86_400)
             for broadcast in [running, finished] {
                 try await store.markers.replace(Array(broadcast.id.utf8), in: .silentBroadcast, expiry: expiry, value: broadcast.stored)
             }
@@ -146,6 +148,61 @@ import Testing
                 let afterStop = try await broadcasts.start(service: "default")
                 #expect(afterStop.status == SilentBroadcast.Status.cancelled, "a stopping node starts no walk")
                 #expect(peers.apns.requestCount == 1)
+            }
+        }
+    }
+
+    @Test func broadcastsPastTheCapsAreRefusedUntilOneEnds() async throws {
+        try await withStore { store in
+            let services = ["default", "news", "sport"]
+            try await seed(store, services.flatMap { service in
+                (0..<3).map { Fixtures.registration(service: service, deviceID: "\(service)-\($0)", token: Fixtures.apnsToken(services.firstIndex(of: service)! * 10 + $0)) }
+            })
+            try await ProviderPeers.with { peers in
+                let clock = TestClock()
+                var limits = SilentBroadcasts.Limits()
+                limits.running = 2
+                limits.runningPerService = 1
+                // One push a second on a clock that stands still: every walk stays running.
+                let broadcasts = Self.broadcasts(store, providers: peers.providers, clock: clock, rate: 1, limits: limits)
+                let first = try await broadcasts.start(service: "default")
+                let again = await #expect(throws: SilentError.self) { try await broadcasts.start(service: "default") }
+                #expect(again == .busy("1 broadcast is running for service 'default' (silent.max-running-broadcasts-per-service: 1); ask again when it ends or cancel it", retryAfter: 30))
+                #expect(again?.status == .tooManyRequests)
+                let news = try await broadcasts.start(service: "news")
+                let full = await #expect(throws: SilentError.self) { try await broadcasts.start(service: "sport") }
+                #expect(full == .busy("2 broadcasts are running on this node (silent.max-running-broadcasts: 2); ask again when one ends", retryAfter: 30))
+                #expect(await broadcasts.runningCount == 2)
+
+                _ = try await broadcasts.cancel(id: news.id)
+                #expect(await broadcasts.runningCount == 1, "a cancelled broadcast leaves memory")
+                #expect(await broadcasts.broadcast(id: news.id)?.status == SilentBroadcast.Status.cancelled, "and is read from the store")
+                let sport = try await broadcasts.start(service: "sport")
+                #expect(sport.status == SilentBroadcast.Status.running)
+
+                _ = try await Self.finish(first.id, of: broadcasts, in: store, on: clock)
+                _ = try await Self.finish(sport.id, of: broadcasts, in: store, on: clock)
+                try await waitUntil("finished broadcasts leave memory (running)", observing: { await broadcasts.runningCount }) { $0 == 0 }
+                #expect(await broadcasts.broadcast(id: first.id)?.visited == 3, "a finished broadcast is read from the store")
+                await broadcasts.stop()
+            }
+        }
+    }
+
+    @Test func aFinishedBroadcastIsKeptForItsRetention() async throws {
+        try await withStore { store in
+            try await seed(store, [Fixtures.registration(deviceID: "device-0", token: Fixtures.apnsToken(0))])
+            try await ProviderPeers.with { peers in
+                var limits = SilentBroadcasts.Limits()
+                limits.retention = .seconds(3600)
+                let clock = TestClock()
+                let broadcasts = Self.broadcasts(store, providers: peers.providers, clock: clock, limits: limits)
+                let started = try await broadcasts.start(service: "default")
+                _ = try await Self.finish(started.id, of: broadcasts, in: store, on: clock)
+                let now = UInt64(Fixtures.now.timeIntervalSince1970)
+                #expect(try store.markers.value(of: Array(started.id.utf8), in: .silentBroadcast, now: now + 3599) != nil)
+                #expect(try store.markers.value(of: Array(started.id.utf8), in: .silentBroadcast, now: now + 3600) == nil, "gone after silent.broadcast-retention")
+                await broadcasts.stop()
             }
         }
     }

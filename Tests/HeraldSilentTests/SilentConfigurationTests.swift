@@ -39,6 +39,12 @@ import Testing
         let configuration = SilentConfiguration()
         #expect(declared["silent.rate-limit"] == "\(configuration.rateLimit)")
         #expect(declared["silent.broadcast-rate"] == "\(configuration.broadcastRate)")
+        #expect(declared["silent.max-running-broadcasts"] == "\(configuration.broadcastLimits.running)")
+        #expect(declared["silent.max-running-broadcasts-per-service"] == "\(configuration.broadcastLimits.runningPerService)")
+        #expect(declared["silent.broadcast-window"] == "\(configuration.broadcastLimits.window)")
+        #expect(declared["silent.broadcast-retention"] == "7d")
+        #expect(configuration.broadcastLimits.retention == .seconds(7 * 86_400))
+        #expect(declared["silent.client-rate-limit"] == "\(configuration.clientRateLimit)")
         #expect(declared["silent.collapse-key"] == configuration.collapseKey)
         #expect(declared["silent.fcm-priority"] == configuration.fcmPriority.rawValue)
         #expect(declared["silent.time-to-live"] == "15m")
@@ -48,7 +54,8 @@ import Testing
             Set(declared.keys)
                 == Set([
                     "silent.app", "silent.sandbox-app", "silent.services", "silent.rate-limit", "silent.time-to-live", "silent.fcm-priority",
-                    "silent.collapse-key", "silent.broadcast-rate",
+                    "silent.collapse-key", "silent.broadcast-rate", "silent.max-running-broadcasts", "silent.max-running-broadcasts-per-service",
+                    "silent.broadcast-window", "silent.broadcast-retention", "silent.client-rate-limit",
                 ])
         )
     }

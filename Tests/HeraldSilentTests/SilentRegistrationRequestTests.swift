@@ -63,6 +63,10 @@ import Testing
         (Array(#"{"deviceId":"#.utf8), "application/json", "the body is not a PushRegistration in proto3 JSON"),
         (Array(#"{"deviceId":"x","pushType":"WEB"}"#.utf8), "application/json", "the body is not a PushRegistration in proto3 JSON"),
         (Array(#"{"deviceId":"x","pushType":7}"#.utf8), "application/json", "pushType 7 is not IOS (0), AND (1) or IOD (2)"),
+        (Array(#"{"deviceId":"x","version":1e999}"#.utf8), "application/json", "the body is not a PushRegistration in proto3 JSON: a number is out of range"),
+        (Array(#"{"deviceId":"x","version":99999999999}"#.utf8), "application/json", "the body is not a PushRegistration in proto3 JSON: a number is out of"),
+        (Array(#"{"deviceId":"x","colour":1}"#.utf8), "application/json", "the body is not a PushRegistration in proto3 JSON: unknown field 'colour'"),
+        ([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], "application/json", "the body is not a PushRegistration in proto3 JSON: "),
         ([], "application/x-protobuf", "deviceId is missing"),
         (Array(#"{"deviceId":" \t ","pushToken":"abcd"}"#.utf8), "application/json", "deviceId is missing"),
     ] as [([UInt8], String, String)])

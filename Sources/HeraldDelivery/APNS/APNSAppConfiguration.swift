@@ -24,6 +24,8 @@ public struct APNSAppConfiguration: ProviderConfiguration {
     public var caFile: String?
     public var connections: Int = 2
 
+    public var descriptors: Int { self.connections }
+
     public init() {}
 
     public static let section = "apns"

@@ -14,6 +14,9 @@ public struct FCMAppConfiguration: ProviderConfiguration {
     public var caFile: String?
     public var connections: Int = 2
 
+    /// The connections, and one for the OAuth token client.
+    public var descriptors: Int { self.connections + 1 }
+
     public init() {}
 
     public static let section = "fcm"
