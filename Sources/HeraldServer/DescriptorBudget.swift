@@ -42,7 +42,10 @@ public struct DescriptorBudget: Sendable, Equatable {
 
     public init(configuration: HeraldConfiguration, eventLoops: Int = System.coreCount) {
         var items = [
-            Item(count: 3 + 3 * eventLoops + 4, what: "the process (standard streams, 3 for each of \(eventLoops) event loops, the store's and the queue's LMDB files)"),
+            Item(
+                count: 3 + 3 * eventLoops + 10,
+                what: "the process (standard streams, 3 for each of \(eventLoops) event loops, the store's and the queue's LMDB files and writer loops)"
+            ),
             Item(count: Self.transient, what: "files and connections opened briefly"),
         ]
         let server = configuration.server

@@ -5,6 +5,8 @@ import CMalloc
 /// holds until it exits.
 enum FreedMemory {
     static func returnToSystem() {
+        #if canImport(Glibc)
         _ = malloc_trim(0)
+        #endif
     }
 }

@@ -84,7 +84,13 @@ public actor SilentBroadcasts {
         var broadcast = SilentBroadcast(id: RandomUUID.lowercased(), service: service, startedAt: self.wallClock())
         broadcast.status = self.isStopped ? .cancelled : .running
         if !self.isStopped { self.running[broadcast.id] = broadcast }
-        try await self.persist(broadcast)
+        do {
+            try await self.persist(broadcast)
+        } catch {
+            // Never started: it must not hold a place under the caps.
+            self.running[broadcast.id] = nil
+            throw error
+        }
         if !self.isStopped { self.launch(broadcast.id) }
         self.logger.notice("silent broadcast started", metadata: ["broadcast": "\(broadcast.id)", "service": "\(service)"])
         return broadcast
@@ -130,8 +136,9 @@ public actor SilentBroadcasts {
         broadcast.status = .cancelled
         broadcast.finishedAt = self.wallClock()
         self.running[id] = broadcast
+        // The walk has stopped: it leaves memory even when the store cannot take the state.
+        defer { self.forget(id) }
         try await self.persist(broadcast)
-        self.forget(id)
         return broadcast
     }
 
@@ -193,6 +200,7 @@ public actor SilentBroadcasts {
         var launched = 0
         var inFlight = 0
         var lastPersisted = self.pacer.now
+        var unreadable = false
         await withTaskGroup(of: (page: Int, outcome: SilentSender.Outcome).self) { group in
             while !Task.isCancelled {
                 if queued == queue.count, !exhausted {
@@ -210,7 +218,7 @@ public actor SilentBroadcasts {
                         }
                     } catch {
                         self.logger.error("silent broadcast cannot read the registry; it resumes at the next start", metadata: ["broadcast": "\(id)", "error": "\(error)"])
-                        self.forget(id)
+                        unreadable = true
                         return
                     }
                 }
@@ -247,10 +255,22 @@ public actor SilentBroadcasts {
             }
         }
         guard !Task.isCancelled else { return }
+        // Left `running` in the store, as the log line says: the next start resumes it.
+        guard !unreadable else {
+            self.forget(id)
+            return
+        }
         broadcast.status = .done
         broadcast.finishedAt = self.wallClock()
         self.running[id] = broadcast
-        try? await self.persist(broadcast)
+        do {
+            try await self.persist(broadcast)
+        } catch {
+            self.logger.error(
+                "silent broadcast done, but the store did not take it; it reads as running and the next start walks it again",
+                metadata: ["broadcast": "\(id)", "error": "\(error)"]
+            )
+        }
         self.forget(id)
         self.logger.notice(
             "silent broadcast done",

@@ -23,9 +23,10 @@ import Testing
 
     @Test func aDefaultNodeLeavesMostOfTheLimitToAPIConnections() {
         let budget = DescriptorBudget(configuration: HeraldConfiguration(), eventLoops: 2)
-        // 3 standard streams + 3 × 2 event loops + 4 LMDB files, 48 transient, 1 listener.
-        #expect(budget.reserved == 13 + 48 + 1)
-        #expect(budget.apiConnections(configured: 8192, openFiles: 1024) == 1024 - 62)
+        // 3 standard streams + 3 × 2 event loops + 4 LMDB files + 2 writer loops of 3, 48
+        // transient, 1 listener.
+        #expect(budget.reserved == 19 + 48 + 1)
+        #expect(budget.apiConnections(configured: 8192, openFiles: 1024) == 1024 - 68)
         #expect(budget.apiConnections(configured: 100, openFiles: 1024) == 100)
         #expect(budget.apiConnections(configured: 8192, openFiles: Int.max) == 8192)
     }
@@ -42,7 +43,7 @@ import Testing
         #expect(budget.items.contains { $0.count == 258 && $0.what.contains("apps.gorush.apns 64") && $0.what.contains("apps.droid.fcm 65") })
         #expect(budget.items.contains { $0.count == 64 && $0.what == "operations-port connections" })
         #expect(budget.items.contains { $0.count == 8 && $0.what == "the feedback webhook" })
-        #expect(budget.reserved == 13 + 48 + 2 + 64 + 258 + 8)
+        #expect(budget.reserved == 19 + 48 + 2 + 64 + 258 + 8)
         // The node the probe killed at 256 open files does not start there.
         #expect(budget.apiConnections(configured: 8192, openFiles: 256) == nil)
         let refusal = budget.refusal(openFiles: 256)
@@ -56,7 +57,7 @@ import Testing
         var configuration = HeraldConfiguration()
         configuration.cluster.etcdEndpoints = ["http://127.0.0.1:2379", "http://127.0.0.1:2380", "http://127.0.0.1:2381"]
         let plain = DescriptorBudget(configuration: configuration, eventLoops: 2)
-        #expect(plain.reserved == 62 + 24 + 56)
+        #expect(plain.reserved == 68 + 24 + 56)
         configuration.cluster.tlsCertificateFile = "node.pem"
         let tls = DescriptorBudget(configuration: configuration, eventLoops: 2)
         #expect(tls.reserved == plain.reserved + 1 + DescriptorBudget.internalConnections, "a listener and its connections")
