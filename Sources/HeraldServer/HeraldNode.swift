@@ -85,9 +85,11 @@ public struct HeraldNode: Sendable {
         }
     }
 
-    /// Closes the journal and the store of a node built and never run (running closes them on
-    /// shutdown).
+    /// Closes the journal and the store of a node built and never run, and its cluster clients
+    /// (running closes them on shutdown).
     public func close() async throws {
+        try? await self.forwarder?.shutdown()
+        try? await self.clusterBackend?.shutdown()
         try await self.journal?.close()
         try await self.store.close()
     }
