@@ -52,6 +52,13 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
+        // The version and the commit a binary was built from (`herald --version`).
+        .target(
+            name: "HeraldBuildInfo",
+            swiftSettings: swiftSettings,
+            plugins: ["HeraldBuildInfoPlugin"]
+        ),
+        .plugin(name: "HeraldBuildInfoPlugin", capability: .buildTool()),
         .systemLibrary(
             name: "CLMDB",
             pkgConfig: "lmdb",
@@ -269,6 +276,7 @@ let package = Package(
         .target(
             name: "HeraldServer",
             dependencies: [
+                "HeraldBuildInfo",
                 "HeraldCluster",
                 "HeraldEtcd",
                 "HeraldConfig",
@@ -363,6 +371,9 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "HeraldAries",
+                "HeraldBuildInfo",
+                "HeraldDelivery",
+                "HeraldGorush",
                 "HeraldCluster",
                 "HeraldConfig",
                 "HeraldFrontDoor",

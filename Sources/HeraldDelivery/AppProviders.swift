@@ -155,20 +155,27 @@ public struct AppProviders: Sendable {
         case provider(appID: String, any PushProvider)
     }
 
+    /// Pushes that end here are counted too, under provider `none`; an app no configuration
+    /// names is counted as `unknown`, since its name comes from the client.
     private func route(_ notification: PushNotification, appID: String?) -> Route {
         guard let appID, let app = self.apps[appID] else {
-            return .settled(.rejected(DeliveryFailure(.unknownApp, "UnknownApp")))
+            return self.settled(.rejected(DeliveryFailure(.unknownApp, "UnknownApp")), app: "unknown")
         }
         let platform = notification.device.platform
         guard let provider = app.provider(for: platform) else {
-            return .settled(.failed(DeliveryFailure(.noProvider, "app \(appID) has no \(platform) credentials")))
+            return self.settled(.failed(DeliveryFailure(.noProvider, "app \(appID) has no \(platform) credentials")), app: appID)
         }
         let token = notification.device.token
         if let limiter = self.deviceLimiter, !token.isEmpty, limiter.take(appID + " " + token) != nil {
             self.metrics.recordDeviceRateLimited(app: appID)
-            return .settled(.failed(DeliveryFailure(.tooManyRequests, "TooManyRequests: this device was sent more than \(limiter.perMinute) pushes a minute")))
+            return self.settled(.failed(DeliveryFailure(.tooManyRequests, "TooManyRequests: this device was sent more than \(limiter.perMinute) pushes a minute")), app: appID)
         }
         return .provider(appID: appID, provider)
+    }
+
+    private func settled(_ outcome: DeliveryOutcome, app: String) -> Route {
+        self.metrics.recordSettled(app: app, outcome: outcome)
+        return .settled(outcome)
     }
 
     /// Records a provider's outcome and reports a dead token.

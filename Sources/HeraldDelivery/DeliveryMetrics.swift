@@ -30,13 +30,34 @@ public final class DeliveryMetrics: Sendable {
     }
     private let pushCounters = NIOLockedValueBox<[PushKey: Counter]>([:])
     private let timers = NIOLockedValueBox<[String: Metrics.Timer]>([:])
+    /// The last minutes of the same outcomes, for the status page.
+    public let recent: RecentDeliveries
 
-    public init(factory: any MetricsFactory) {
+    public init(factory: any MetricsFactory, recent: RecentDeliveries = RecentDeliveries()) {
         self.factory = factory
+        self.recent = recent
     }
 
     /// One finished push: its result, reason and how long it took over all attempts.
     public func record(provider: String, app: String, outcome: DeliveryOutcome, duration: Duration) {
+        self.count(provider: provider, app: app, outcome: outcome)
+        let timer = self.timers.withLockedValue { timers in
+            if let timer = timers[provider] { return timer }
+            let timer = Metrics.Timer(label: Self.latency, dimensions: [("provider", provider)], preferredDisplayUnit: .seconds, factory: self.factory)
+            timers[provider] = timer
+            return timer
+        }
+        timer.record(duration: duration)
+        self.recent.record(app: app, provider: provider, outcome: outcome)
+    }
+
+    /// A push that ended before any provider (no such app, no credentials for its platform, the
+    /// device's rate limit): counted under provider `none`, and not timed.
+    public func recordSettled(app: String, outcome: DeliveryOutcome) {
+        self.count(provider: "none", app: app, outcome: outcome)
+    }
+
+    private func count(provider: String, app: String, outcome: DeliveryOutcome) {
         let key = PushKey(provider: provider, app: app, result: outcome.result, reason: Self.reasonLabel(outcome))
         let counter = self.pushCounters.withLockedValue { counters in
             if let counter = counters[key] { return counter }
@@ -49,17 +70,11 @@ public final class DeliveryMetrics: Sendable {
             return counter
         }
         counter.increment()
-        let timer = self.timers.withLockedValue { timers in
-            if let timer = timers[provider] { return timer }
-            let timer = Metrics.Timer(label: Self.latency, dimensions: [("provider", provider)], preferredDisplayUnit: .seconds, factory: self.factory)
-            timers[provider] = timer
-            return timer
-        }
-        timer.record(duration: duration)
     }
 
     public func recordOverloaded(provider: String, app: String) {
         self.counter(Self.overloaded, ["provider": provider, "app": app]).increment()
+        self.recent.recordNotAdmitted(app: app, provider: provider)
     }
 
     public func recordDeviceRateLimited(app: String) {

@@ -6,9 +6,13 @@ public struct DeliveryResult: Sendable {
     /// The outcome, or the `AdmissionError` of a push that was not admitted.
     public var result: Result<DeliveryOutcome, AdmissionError>
     public var duration: Duration
+    /// The provider's last answer to it, when one came: what `herald send` shows an operator
+    /// (the status, `apns-id`, FCM's message name). Front doors answer from `result`.
+    public var answer: HTTP2Response?
 
-    public init(_ result: Result<DeliveryOutcome, AdmissionError>, duration: Duration) {
+    public init(_ result: Result<DeliveryOutcome, AdmissionError>, duration: Duration, answer: HTTP2Response? = nil) {
         self.result = result
         self.duration = duration
+        self.answer = answer
     }
 }

@@ -32,7 +32,15 @@ extension HeraldNode {
             digesting: OneAtATime()
         )
         clusterRoutes.register(on: router)
-        let operationsRouter = Self.makeOperationsRouter(basis, operations: operations, cluster: clusterRoutes)
+        let statusRoutes = StatusRoutes(
+            operations: operations,
+            cluster: clusterRoutes,
+            endpoints: basis.configuration.apps.mapValues(\.summariesBySection),
+            metricsToken: basis.configuration.metrics.bearerToken
+        )
+        // The page is where probes are: with an operations port, only there.
+        if basis.configuration.server.operationsPort == nil { statusRoutes.register(on: router) }
+        let operationsRouter = Self.makeOperationsRouter(basis, operations: operations, cluster: clusterRoutes, status: statusRoutes)
         // Every front door's routes carry the API's authentication; their paths stay their own.
         let api = router.group()
         if let token = basis.configuration.api.bearerToken {
@@ -61,11 +69,12 @@ extension HeraldNode {
 
     /// Probes and scrapes on a listener of their own: API clients holding every connection of
     /// the API port cannot make the node look dead.
-    private static func makeOperationsRouter(_ basis: Basis, operations: OperationsRoutes, cluster: ClusterRoutes) -> Router<HeraldRequestContext>? {
+    private static func makeOperationsRouter(_ basis: Basis, operations: OperationsRoutes, cluster: ClusterRoutes, status: StatusRoutes) -> Router<HeraldRequestContext>? {
         guard basis.configuration.server.operationsPort != nil else { return nil }
         let router = Router(context: HeraldRequestContext.self, options: .autoGenerateHeadEndpoints)
         operations.register(on: router)
         cluster.register(on: router)
+        status.register(on: router)
         return router
     }
 

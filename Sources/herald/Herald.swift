@@ -1,11 +1,13 @@
 import ArgumentParser
+import HeraldBuildInfo
 import NIOCore
 import NIOPosix
 
 struct Herald: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Herald: a push-notification gateway for APNs and FCM. Test peers and the load generator are in herald-dev.",
-        subcommands: [Serve.self, Config.self, Store.self, Keygen.self, Cluster.self],
+        version: HeraldBuildInfo.line,
+        subcommands: [Serve.self, Send.self, Config.self, Store.self, Keygen.self, Cluster.self],
         defaultSubcommand: Serve.self
     )
 }

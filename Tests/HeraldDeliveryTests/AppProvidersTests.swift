@@ -45,6 +45,10 @@ import Testing
             #expect(try await pool.send(MockAPNSHarness.notification(token: String(repeating: "b2", count: 32))) == .delivered)
             #expect(harness.mock.requestCount == 3)
             #expect(try metrics.expectCounter(DeliveryMetrics.deviceRateLimited, [("app", "wallet")]).totalValue == 1)
+            // Counted with every other push's outcome, under no provider.
+            #expect(
+                try metrics.expectCounter(DeliveryMetrics.pushes, [("provider", "none"), ("app", "wallet"), ("result", "failed"), ("reason", "TooManyRequests")]).totalValue == 1
+            )
             await pool.shutdown()
         }
     }
@@ -90,12 +94,17 @@ import Testing
 
     @Test func unknownAppIsRejectedWithoutSending() async throws {
         try await MockAPNSHarness.with { harness in
-            let pool = pool(harness, metrics: TestMetrics(), handler: RecordingHandler())
+            let metrics = TestMetrics()
+            let pool = pool(harness, metrics: metrics, handler: RecordingHandler())
             var notification = MockAPNSHarness.notification()
             notification.device.app = "chat"
             let outcome = try await pool.send(notification)
             #expect(outcome == .rejected(DeliveryFailure(.unknownApp, "UnknownApp")))
             #expect(harness.mock.requestCount == 0)
+            // The client's app name is no label: every unknown app is `unknown`.
+            #expect(
+                try metrics.expectCounter(DeliveryMetrics.pushes, [("provider", "none"), ("app", "unknown"), ("result", "rejected"), ("reason", "unknown_app")]).totalValue == 1
+            )
             await pool.shutdown()
         }
     }

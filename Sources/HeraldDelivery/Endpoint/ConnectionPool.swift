@@ -126,7 +126,8 @@ public actor ConnectionPool {
     /// Attempts until an outcome, the attempt limit or the deadline.
     /// `first` is the first attempt when `send(all:)` made it; `since` is when the request was
     /// admitted, now by default.
-    private nonisolated func deliver(_ request: some ProviderRequest, deadline budget: Duration, since start: DeliveryClock.Instant? = nil, first: FirstAttempt? = nil) async -> DeliveryOutcome {
+    private nonisolated func deliver(_ request: some ProviderRequest, deadline budget: Duration, since start: DeliveryClock.Instant? = nil, first: FirstAttempt? = nil) async -> Ended {
+        var answer: HTTP2Response? = first?.answer
         var attempts = Attempts(maximum: self.configuration.maximumAttempts, deadline: (start ?? self.clock.now) + budget, backoff: self.configuration.backoff)
         var random = SystemRandomNumberGenerator()
         while attempts.count < attempts.maximum {
@@ -144,10 +145,11 @@ public actor ConnectionPool {
                     used = connection
                     authorization = try await self.credentials?.authorization()
                     guard let timeout = attempts.timeout(now: self.clock.now, requestTimeout: self.configuration.requestTimeout) else {
-                        return attempts.deadlinePassed
+                        return Ended(attempts.deadlinePassed, answer: answer)
                     }
                     let headers = request.headerBlock(authority: connection.authority, authorization: authorization)
                     let response = try await connection.send(headers: headers, body: request.body, deadline: timeout)
+                    answer = response
                     verdict = request.decision(for: response)
                 } catch {
                     verdict = self.decision(after: error, attempt: attempts.count)
@@ -161,18 +163,29 @@ public actor ConnectionPool {
             if next.retireConnection { used?.retire(reason: next.reason) }
             switch next.then {
             case .finish(let outcome):
-                return outcome
+                return Ended(outcome, answer: answer)
             case .retry(let delay) where delay > .zero:
                 do {
                     try await self.clock.sleep(for: delay)
                 } catch {
-                    return .failed(DeliveryFailure(.cancelled, "cancelled after \(attempts.count) attempts"))
+                    return Ended(.failed(DeliveryFailure(.cancelled, "cancelled after \(attempts.count) attempts")), answer: answer)
                 }
             case .retry:
                 continue
             }
         }
-        return attempts.exhausted
+        return Ended(attempts.exhausted, answer: answer)
+    }
+
+    /// How `deliver` ended: the outcome, and the provider's last answer when one came.
+    private struct Ended: Sendable {
+        var outcome: DeliveryOutcome
+        var answer: HTTP2Response?
+
+        init(_ outcome: DeliveryOutcome, answer: HTTP2Response?) {
+            self.outcome = outcome
+            self.answer = answer
+        }
     }
 
     /// What a failed attempt means: finish with an outcome, or retry (after what).
@@ -207,6 +220,7 @@ public actor ConnectionPool {
         var decision: AttemptVerdict
         var connection: HTTP2Connection
         var authorization: String?
+        var answer: HTTP2Response?
     }
 
     /// Delivers requests, each within its deadline (at most the configured one), to an outcome,
@@ -264,8 +278,8 @@ public actor ConnectionPool {
             }
         }
         if batch == nil, unsent.count == 1, let index = unsent.first {
-            let outcome = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)
-            results[index] = DeliveryResult(.success(outcome), duration: settled())
+            let ended = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)
+            results[index] = DeliveryResult(.success(ended.outcome), duration: settled(), answer: ended.answer)
             return results.map { $0 ?? DeliveryResult(.failure(self.shuttingDownError), duration: .zero) }
         }
         let unsentNow = unsent
@@ -275,8 +289,8 @@ public actor ConnectionPool {
             // the batch's answers before they even queue for a stream.
             for index in unsentNow {
                 group.addTask {
-                    let outcome = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)
-                    return (index, DeliveryResult(.success(outcome), duration: settled()))
+                    let ended = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt)
+                    return (index, DeliveryResult(.success(ended.outcome), duration: settled(), answer: ended.answer))
                 }
             }
             var ended: [(Int, DeliveryResult)] = []
@@ -285,18 +299,21 @@ public actor ConnectionPool {
                 let answers = (try? await EventLoopFuture.whenAllComplete(sentBatch.futures, on: sentBatch.connection.eventLoop).get()) ?? []
                 for (position, index) in sentBatch.slots.enumerated() {
                     let decision: AttemptVerdict
+                    var answer: HTTP2Response?
                     switch position < answers.count ? answers[position] : nil {
-                    case .success(let response)?: decision = requests[index].request.decision(for: response)
+                    case .success(let response)?:
+                        answer = response
+                        decision = requests[index].request.decision(for: response)
                     case .failure(let error)?: decision = self.decision(after: error, attempt: 1)
                     case nil: decision = .retry(reason: "no answer gathered", after: nil, then: .none)
                     }
                     if case .finish(let outcome) = decision {
-                        ended.append((index, DeliveryResult(.success(outcome), duration: settled())))
+                        ended.append((index, DeliveryResult(.success(outcome), duration: settled(), answer: answer)))
                     } else {
-                        let first = FirstAttempt(decision: decision, connection: sentBatch.connection, authorization: sentBatch.authorization)
+                        let first = FirstAttempt(decision: decision, connection: sentBatch.connection, authorization: sentBatch.authorization, answer: answer)
                         group.addTask {
-                            let outcome = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt, first: first)
-                            return (index, DeliveryResult(.success(outcome), duration: settled()))
+                            let ended = await self.deliver(requests[index].request, deadline: budgets[index], since: startedAt, first: first)
+                            return (index, DeliveryResult(.success(ended.outcome), duration: settled(), answer: ended.answer))
                         }
                     }
                 }

@@ -65,6 +65,15 @@ public struct HeraldConfiguration: Sendable, Hashable {
         var summaries: [String] {
             self.providers.names.sorted().compactMap { (self.providers.value(named: $0) as? any ProviderConfiguration)?.summary }
         }
+
+        /// The same phrases by section name (`apns`, `fcm`), which is also the provider's name.
+        var summariesBySection: [String: String] {
+            var phrases: [String: String] = [:]
+            for name in self.providers.names {
+                if let summary = (self.providers.value(named: name) as? any ProviderConfiguration)?.summary { phrases[name] = summary }
+            }
+            return phrases
+        }
     }
 
     public struct Delivery: Sendable, Hashable {

@@ -49,7 +49,7 @@ struct ClusterRoutes: Sendable {
 
     func status() async throws -> ClusterStatus {
         let applied = try self.view.appliedPosition()
-        let head = (try? await self.log.head()) ?? applied
+        let head = await BoundedHeadRead.head(of: self.log).head ?? applied
         guard let membership = self.membership else {
             return ClusterStatus(node: "single", mode: "single", members: [], partitions: 0, owned: [], appliedRevision: applied, logHead: head, etcd: "none")
         }

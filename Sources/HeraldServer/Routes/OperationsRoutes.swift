@@ -45,14 +45,20 @@ struct OperationsRoutes: Sendable {
     /// Ready once the view has applied the whole log: until then lookups would answer from the
     /// past. Provider reachability joins these checks when delivery exists.
     func readiness() async throws -> EditedResponse<Readiness> {
-        var problems: [String] = []
+        try await self.readiness(head: BoundedHeadRead.head(of: self.log))
+    }
+
+    private func readiness(head ending: BoundedHeadRead.Ending) throws -> EditedResponse<Readiness> {
         let head: UInt64
-        do {
-            head = try await self.log.head()
-        } catch {
-            problems.append("the command log cannot be read: \(error)")
-            return EditedResponse(status: .serviceUnavailable, response: Readiness(status: "not ready", logHead: 0, appliedPosition: 0, problems: problems))
+        switch ending {
+        case .head(let read):
+            head = read
+        case .failed(let error):
+            return Self.notReady("the command log cannot be read: \(error)")
+        case .timedOut:
+            return Self.notReady("the command log did not answer within \(BoundedHeadRead.limit)")
         }
+        var problems: [String] = []
         let applied = try self.store.view.appliedPosition()
         if let membership = self.membership, !membership.snapshot.registered {
             problems.append("not yet registered as a cluster member")
@@ -64,11 +70,17 @@ struct OperationsRoutes: Sendable {
         return EditedResponse(status: problems.isEmpty ? .ok : .serviceUnavailable, response: body)
     }
 
+    private static func notReady(_ problem: String) -> EditedResponse<Readiness> {
+        EditedResponse(status: .serviceUnavailable, response: Readiness(status: "not ready", logHead: 0, appliedPosition: 0, problems: [problem]))
+    }
+
     func metrics(_ request: Request) async throws -> Response {
         if let token = self.metricsToken {
             try BearerTokenMiddleware<HeraldRequestContext>(token: token, realm: "herald-metrics").authorize(request)
         }
-        await self.storeMetrics.refresh()
+        let head = await BoundedHeadRead.head(of: self.log)
+        let ready = try self.readiness(head: head).status == .ok
+        self.storeMetrics.refresh(head: head.head, ready: ready)
         self.clusterMetrics?.refresh()
         await self.delivery?.sampleGauges()
         self.acceptedPushes?.sampleGauges()

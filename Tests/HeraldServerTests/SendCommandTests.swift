@@ -1,0 +1,50 @@
+import Foundation
+import HeraldTesting
+import Testing
+
+/// `herald send` and `herald --version`, the real binary, as an operator runs them.
+@Suite struct SendCommandTests {
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try #require(HeraldExecutable.exists, "build herald first: \(HeraldExecutable.path) is missing")
+        let child = try ChildProcess(executable: HeraldExecutable.path, arguments: arguments, environment: ["PATH": "/usr/bin:/bin"])
+        let exit = try await child.waitForExit(timeout: TestTime.bound(.seconds(60)))
+        #expect(!exit.timedOut)
+        return (exit.status, child.output)
+    }
+
+    @Test func versionNamesTheReleaseAndTheCommit() async throws {
+        let (status, output) = try await Self.run(["--version"])
+        #expect(status == 0)
+        let line = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(line.wholeMatch(of: /herald \d+\.\d+\.\d+ \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)/) != nil, "\(line)")
+    }
+
+    @Test func aDeliveredPushExitsZeroPrintingTheAnswer() async throws {
+        try await PushNodeHarness.with { harness in
+            let (status, output) = try await Self.run([
+                "send", "--config", harness.directory + "/herald.yaml", "--app", "toot", "--platform", "ios",
+                "--token", PushNodeHarness.apnsToken(7), "--title", "Herald", "--message", "credentials work",
+            ])
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("status: 200"))
+            let id = try #require(harness.production.accepted.last?.apnsID)
+            #expect(output.contains("apns-id: \(id)"))
+            #expect(output.contains("outcome: delivered"))
+        }
+    }
+
+    @Test func aRefusedPushExitsOneAndWhatMakesNoPushSixtyFour() async throws {
+        try await PushNodeHarness.with { harness in
+            let token = PushNodeHarness.fcmToken(9)
+            harness.fcm.script(token: token, .unregistered)
+            let config = harness.directory + "/herald.yaml"
+            let dead = try await Self.run(["send", "--config", config, "--app", "droid", "--token", token, "--message", "hi"])
+            #expect(dead.status == 1, "\(dead.output)")
+            #expect(dead.output.contains("status: 404"))
+            #expect(dead.output.contains("outcome: dead_token"))
+            let unknown = try await Self.run(["send", "--config", config, "--app", "nope", "--token", token, "--message", "hi"])
+            #expect(unknown.status == 64)
+            #expect(unknown.output.contains("no app nope"), "\(unknown.output)")
+        }
+    }
+}
