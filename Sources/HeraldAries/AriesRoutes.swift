@@ -20,6 +20,7 @@ public struct AriesRoutes<Context: RequestContext>: Sendable {
             let connection = context.parameters.get("connection") ?? ""
             return try await self.service.handle(Array(buffer: body), connection: connection.removingPercentEncoding ?? connection)
         }
+        router.allowOnly([.post], at: "/aries/v1/connections/:connection/messages")
         router.post("/aries/v1/notify") { request, _ in
             let body = try await request.body.collect(upTo: 64 << 10)
             return try await self.service.notify(Array(buffer: body))

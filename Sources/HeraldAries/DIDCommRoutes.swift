@@ -31,6 +31,7 @@ public struct DIDCommRoutes<Context: RequestContext>: Sendable {
             let body = JSONValue.object([("verkey", .string(self.identity.verkeyBase58)), ("endpoint", .string("/aries/v1/didcomm"))]).bytes
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
+        router.allowOnly([.get], at: "/aries/v1/identity")
         router.post("/aries/v1/didcomm") { request, context in
             if let limiter = self.clientLimiter, let client = ClientAddress.of(context), let seconds = limiter.take(client) {
                 self.service.metrics.rateLimited()

@@ -9,7 +9,7 @@ extension RouterMethods {
     public func allowOnly(_ methods: [HTTPRequest.Method], at path: RouterPath) -> Self {
         let taken = methods.contains(.get) ? methods + [.head] : methods
         let allow = taken.map(\.rawValue).joined(separator: ", ")
-        for method in [HTTPRequest.Method.get, .head, .post, .put, .delete, .patch] where !taken.contains(method) {
+        for method in [HTTPRequest.Method.get, .head, .post, .put, .delete, .patch, .trace] where !taken.contains(method) {
             self.on(path, method: method) { request, _ -> Response in
                 let message = #"{"error":"\#(request.method.rawValue) is not allowed here; use \#(allow)"}"#
                 return Response(

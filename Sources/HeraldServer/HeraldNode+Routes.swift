@@ -47,6 +47,7 @@ extension HeraldNode {
             api.add(middleware: BearerTokenMiddleware(token: token))
         }
         for frontDoor in frontDoors { frontDoor.registerRoutes(on: api) }
+        APNSChannelRoutes(providers: delivery.providers).register(on: api)
         for frontDoor in frontDoors { frontDoor.registerPublicRoutes(on: router) }
         let forwarded = Self.addForwardedRoutes(to: router, basis, cluster: cluster, frontDoors: frontDoors, deadTokens: delivery.deadTokens)
         return Routes(api: router, operations: operationsRouter, forwarded: forwarded)

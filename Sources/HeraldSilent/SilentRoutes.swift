@@ -26,6 +26,7 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
                     try self.charge(context, service: service)
                     return try await self.register(request, service: service, forwardedFrom: nil)
                 }
+                router.allowOnly([.post], at: RouterPath(stringLiteral: "\(service.pathPrefix)/\(version)/register"))
             }
         }
     }
@@ -38,6 +39,7 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
         router.post("/silent/v1/broadcasts") { request, _ in
             try await self.startBroadcast(request)
         }
+        router.allowOnly([.post], at: "/silent/v1/broadcasts")
         router.get("/silent/v1/broadcasts/:id") { _, context in
             let id = context.parameters.get("id") ?? ""
             guard let broadcast = await self.sync.broadcasts.broadcast(id: id) else { throw SilentError.unknownBroadcast(id) }
@@ -48,6 +50,7 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
             guard let broadcast = try await self.sync.broadcasts.cancel(id: id) else { throw SilentError.unknownBroadcast(id) }
             return Self.json(200, broadcast.publicJSON)
         }
+        router.allowOnly([.get, .delete], at: "/silent/v1/broadcasts/:id")
     }
 
     public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {

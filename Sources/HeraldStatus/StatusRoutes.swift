@@ -30,6 +30,7 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
         router.get("/status/v1/identity") { _, _ in
             Self.json(status: .ok, Array(#"{"publicKey":"0x\#(Hex.encode(self.server.identity.publicKey.uncompressedRepresentation))","partitionedTopic":"\#(self.server.identity.partitionedTopic)","personalTopic":"\#(self.server.identity.personalTopic)"}"#.utf8))
         }
+        router.allowOnly([.get], at: "/status/v1/identity")
     }
 
     /// The internal API other nodes forward registrations to; behind the cluster secret.

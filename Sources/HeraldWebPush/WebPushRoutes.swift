@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HeraldFrontDoor
 public import Hummingbird
 
 /// The relay's HTTP surface: `POST <relay prefix>/<environment>/<token>[/<extra>]` for every
@@ -16,6 +17,7 @@ public struct WebPushRoutes<Context: RequestContext>: Sendable {
     public func register(on router: some RouterMethods<Context>) {
         router.get("/relay-to/_health") { _, _ in Response(status: .ok) }
         router.head("/relay-to/_health") { _, _ in Response(status: .ok) }
+        router.allowOnly([.get], at: "/relay-to/_health")
         for (name, definition) in self.relay.relays.sorted(by: { $0.key < $1.key }) {
             let pattern = RouterPath(stringLiteral: definition.pathPrefix + "/**")
             router.post(pattern) { request, _ in
@@ -34,7 +36,7 @@ public struct WebPushRoutes<Context: RequestContext>: Sendable {
 
     /// Every other method on a push resource is refused (`RelayAnswer.methodNotAllowed`).
     private func refuseOtherMethods(_ pattern: RouterPath, route: String, on router: some RouterMethods<Context>) {
-        for method in [HTTPRequest.Method.get, .put, .patch, .delete, .head, .options] {
+        for method in [HTTPRequest.Method.get, .put, .patch, .delete, .head, .options, .trace] {
             router.on(pattern, method: method) { _, _ in
                 self.relay.metrics.record(route: route, encoding: "none", outcome: .methodNotAllowed)
                 return RelayAnswer.methodNotAllowed

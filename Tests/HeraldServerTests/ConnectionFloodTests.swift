@@ -146,7 +146,7 @@ import Glibc
             let exit = try await child.waitForExit(timeout: TestTime.bound(.seconds(60)))
             #expect(!exit.timedOut && exit.status == 78, "exit \(exit.status); output:\n\(child.output)")
             #expect(child.output.contains("the open-file limit (256) cannot hold what this configuration opens"), "\(child.output)")
-            #expect(child.output.contains("258 for provider connections (apps.droid.fcm 65, apps.gorush.apns 64, apps.gorush.fcm 65, apps.relay.apns 64)"), "\(child.output)")
+            #expect(child.output.contains("260 for provider connections (apps.droid.fcm 65, apps.gorush.apns 65, apps.gorush.fcm 65, apps.relay.apns 65)"), "\(child.output)")
             #expect(!child.output.contains("Herald is listening"))
         }
     }

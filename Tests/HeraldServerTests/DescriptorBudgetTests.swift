@@ -39,16 +39,17 @@ import Testing
         configuration.apps["droid"] = Self.app(apns: nil, fcm: 64)
         configuration.feedback.url = "https://hooks.example/herald"
         let budget = DescriptorBudget(configuration: configuration, eventLoops: 2)
-        // 64 × 4 provider connections and one OAuth client per FCM app.
-        #expect(budget.items.contains { $0.count == 258 && $0.what.contains("apps.gorush.apns 64") && $0.what.contains("apps.droid.fcm 65") })
+        // 64 × 4 provider connections, one OAuth client per FCM app and one channel management
+        // connection per APNs app.
+        #expect(budget.items.contains { $0.count == 260 && $0.what.contains("apps.gorush.apns 65") && $0.what.contains("apps.droid.fcm 65") })
         #expect(budget.items.contains { $0.count == 64 && $0.what == "operations-port connections" })
         #expect(budget.items.contains { $0.count == 8 && $0.what == "the feedback webhook" })
-        #expect(budget.reserved == 19 + 48 + 2 + 64 + 258 + 8)
+        #expect(budget.reserved == 19 + 48 + 2 + 64 + 260 + 8)
         // The node the probe killed at 256 open files does not start there.
         #expect(budget.apiConnections(configured: 8192, openFiles: 256) == nil)
         let refusal = budget.refusal(openFiles: 256)
         #expect(refusal.hasPrefix("the open-file limit (256) cannot hold what this configuration opens: "))
-        #expect(refusal.contains("258 for provider connections (apps.droid.fcm 65, apps.gorush.apns 64, apps.gorush.fcm 65, apps.relay.apns 64)"))
+        #expect(refusal.contains("260 for provider connections (apps.droid.fcm 65, apps.gorush.apns 65, apps.gorush.fcm 65, apps.relay.apns 65)"))
         #expect(refusal.contains("raise the limit to at least \(budget.reserved + 16)"))
         #expect(budget.apiConnections(configured: 8192, openFiles: budget.reserved + 16) == 16)
     }

@@ -23,8 +23,14 @@ public struct APNSAppConfiguration: ProviderConfiguration {
     /// PEM certificates to trust instead of the system roots (for a test peer).
     public var caFile: String?
     public var connections: Int = 2
+    /// Overrides the environment's channel management host (iOS 18 broadcast channels), for a
+    /// test peer.
+    public var channelHost: String?
+    /// Overrides the environment's channel management port (2196 production, 2195 sandbox).
+    public var channelPort: Int?
 
-    public var descriptors: Int { self.connections }
+    /// Its device connections, and the one to the channel management host.
+    public var descriptors: Int { self.connections + 1 }
 
     public init() {}
 
@@ -32,6 +38,16 @@ public struct APNSAppConfiguration: ProviderConfiguration {
 
     public var effectiveHost: String {
         self.host ?? (self.environment == .production ? "api.push.apple.com" : "api.sandbox.push.apple.com")
+    }
+
+    /// Where channels are created, listed, read and deleted (apns-live-activities.md §2.2);
+    /// broadcasts go to the device host.
+    public var effectiveChannelHost: String {
+        self.channelHost ?? (self.environment == .production ? "api-manage-broadcast.push.apple.com" : "api-manage-broadcast.sandbox.push.apple.com")
+    }
+
+    public var effectiveChannelPort: Int {
+        self.channelPort ?? (self.environment == .production ? 2196 : 2195)
     }
 
     public var isConfigured: Bool {
@@ -80,6 +96,18 @@ public struct APNSAppConfiguration: ProviderConfiguration {
         ),
         ConfigurationKey("apps.<app>.apns.connections", .integer(1...64), default: "2", help: "HTTP/2 connections kept to APNs for this app."),
         ConfigurationKey(
+            "apps.<app>.apns.channel-host",
+            .string,
+            default: nil,
+            help: "Channel management host (iOS 18 broadcast channels) instead of the environment's (api-manage-broadcast.push.apple.com, or .sandbox.), for a test peer."
+        ),
+        ConfigurationKey(
+            "apps.<app>.apns.channel-port",
+            .port,
+            default: nil,
+            help: "Channel management port instead of the environment's (2196 production, 2195 sandbox)."
+        ),
+        ConfigurationKey(
             "apps.<app>.apns.certificate-file",
             .string,
             default: nil,
@@ -106,6 +134,12 @@ public struct APNSAppConfiguration: ProviderConfiguration {
         guard self.port > 0 else { throw section.error("port", "'0' is not a port number from 1 to 65535") }
         self.caFile = try section.string("ca-file")
         self.connections = try section.integer("connections")
+        self.channelHost = try section.string("channel-host")
+        if section.isSet("channel-port") {
+            let port = try section.integer("channel-port")
+            guard port > 0 else { throw section.error("channel-port", "'0' is not a port number from 1 to 65535") }
+            self.channelPort = port
+        }
         guard self.isConfigured else { return }
         let app = section.prefix
         if self.certificateFile != nil || self.certificateKeyFile != nil {

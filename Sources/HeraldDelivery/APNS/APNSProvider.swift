@@ -13,6 +13,8 @@ public struct APNSProvider: Sendable {
         public var defaultTopic: String?
         /// The APNs environment the app's configuration names (its host may be a test peer's).
         public var environment: APNSAppConfiguration.Environment = .production
+        /// The channel management host of iOS 18 broadcast; `nil`: channels cannot be managed.
+        public var channelEndpoint: ConnectionPool.Configuration?
 
         public init(host: String, port: Int = 443, authority: String? = nil, trustRootsPEM: [String]? = nil) {
             self.endpoint = ConnectionPool.Configuration(host: host, port: port, authority: authority, trustRootsPEM: trustRootsPEM)
@@ -29,6 +31,8 @@ public struct APNSProvider: Sendable {
 
     public let configuration: Configuration
     let pool: ConnectionPool
+    /// To the channel management host, with the same credentials; it connects on first use.
+    let channelPool: ConnectionPool?
 
     /// `tokens` is `nil` with certificate authentication (the client certificate is in
     /// `configuration.endpoint`). `clock` times deadlines and back-off.
@@ -48,6 +52,23 @@ public struct APNSProvider: Sendable {
             logger: logger,
             clock: clock
         )
+        self.channelPool = configuration.channelEndpoint.map { endpoint in
+            ConnectionPool(provider: "APNs channels", configuration: endpoint, credentials: tokens, group: group, logger: logger, clock: clock)
+        }
+    }
+
+    /// Creates, reads, deletes or lists broadcast channels (`APNSChannelRequest.create` …); the
+    /// answer is in `DeliveryResult.answer`.
+    public func manageChannels(_ request: APNSChannelRequest) async -> DeliveryResult {
+        guard let channelPool = self.channelPool else {
+            return DeliveryResult(.success(.failed(DeliveryFailure(.other, "this APNs provider has no channel management host"))), duration: .zero)
+        }
+        return await channelPool.send(all: [(request: request, deadline: nil)])[0]
+    }
+
+    /// Sends a broadcast (`APNSChannelRequest.broadcast`) on the device connections.
+    public func broadcast(_ request: APNSChannelRequest) async -> DeliveryResult {
+        await self.pool.send(all: [(request: request, deadline: nil)])[0]
     }
 
     /// Delivers each notification; first attempts leave together. A notification that is no
@@ -59,5 +80,6 @@ public struct APNSProvider: Sendable {
     /// Closes every connection; later `send` calls are refused.
     public func shutdown() async {
         await self.pool.shutdown()
+        await self.channelPool?.shutdown()
     }
 }

@@ -30,6 +30,7 @@ struct ClusterRoutes: Sendable {
             }
             return ClusterStatusBody(status: status)
         }
+        router.allowOnly([.get], at: "/cluster")
     }
 
     private func authorizeDigest(_ request: Request, from address: SocketAddress?) throws {

@@ -40,6 +40,7 @@ struct OperationsRoutes: Sendable {
         router.head("/healthz") { _, _ in HTTPResponse.Status.ok }
         router.get("/readyz") { _, _ in try await self.readiness() }
         router.get("/metrics") { request, _ in try await self.metrics(request) }
+        for path: RouterPath in ["/healthz", "/readyz", "/metrics"] { router.allowOnly([.get], at: path) }
     }
 
     /// Ready once the view has applied the whole log: until then lookups would answer from the

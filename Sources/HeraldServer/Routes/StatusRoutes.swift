@@ -48,6 +48,7 @@ struct StatusRoutes: Sendable {
             try self.authorize(request)
             return try await self.status()
         }
+        for path: RouterPath in ["/", "/status"] { router.allowOnly([.get], at: path) }
     }
 
     /// The metrics token, as a bearer token or as the password of Basic authentication: a

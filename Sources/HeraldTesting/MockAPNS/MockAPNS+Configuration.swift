@@ -35,6 +35,10 @@ extension MockAPNS {
         public var streamsAfterAuthentication = 1000
         /// The mock's clock, for `iat` checks and token churn; tests move it forward.
         public var now: @Sendable () -> Date = Date.init
+        /// Whether the App ID has the Broadcast capability (else `FeatureNotEnabled`).
+        public var broadcastEnabled = true
+        /// Channels an app may hold per environment (APNs: 10,000).
+        public var maximumChannels = 10_000
 
         public init(keys: [SigningKey]) {
             self.keys = keys

@@ -12,6 +12,10 @@ extension MockAPNS {
         var retryAfter: Int?
         /// The first authenticated request on a connection raises its stream limit.
         var authenticatedNow = false
+        /// Headers beside `:status` (channel management answers `apns-request-id`, not `apns-id`).
+        var headers: [(String, String)]? = nil
+        /// A success's JSON body (channel management's read and list).
+        var body: [UInt8]? = nil
 
         static func error(_ status: Int, _ reason: String, id: String) -> Answer {
             Answer(status: status, reason: reason, apnsID: id)
@@ -41,56 +45,30 @@ extension MockAPNS {
 
         // 1. apns-id
         if let suppliedID, !Self.isUUID(suppliedID) { return fail(400, "BadMessageId") }
-        // 2. method
-        guard headers.first(name: ":method") == "POST" else { return fail(405, "MethodNotAllowed") }
+        // 2. method (channel management also takes GET and DELETE)
+        let broadcastPath = (headers.first(name: ":path") ?? "").hasPrefix("/1/apps/")
+        guard headers.first(name: ":method") == "POST" || broadcastPath else { return fail(405, "MethodNotAllowed") }
         // 3. duplicate headers
         var seen = Set<String>()
         for (name, _, _) in headers where !seen.insert(name.lowercased()).inserted {
             return fail(400, "DuplicateHeaders")
         }
-        // 4. path and device token
+        // Broadcast (iOS 18): channel management and broadcast sends check an order of their own.
         let path = headers.first(name: ":path") ?? ""
+        if path.hasPrefix("/1/apps/") || path.hasPrefix("/4/broadcasts/apps/") {
+            return self.validateBroadcast(headers: headers, body: body, path: path, connection: connection)
+        }
+        // 4. path and device token
         guard path != "/3/device/" else { return fail(400, "MissingDeviceToken") }
         guard path.hasPrefix("/3/device/") else { return fail(404, "BadPath") }
         let token = String(path.dropFirst("/3/device/".count))
         guard token.utf8.count == 64, token.utf8.allSatisfy(Self.isHex) else { return fail(400, "BadDeviceToken") }
         // 5. provider token
-        let authorization = headers.first(name: "authorization") ?? ""
-        guard authorization.hasPrefix("bearer ") else { return fail(403, "MissingProviderToken") }
-        let jwt = authorization.dropFirst("bearer ".count)
-        let now = self.configuration.now()
         let verified: MockAPNSProviderToken
-        let cached = connection.state.withLockedValue { $0.verified[String(jwt)] }
-        if let cached {
-            verified = cached
-        } else {
-            do {
-                verified = try MockAPNSProviderToken.verify(jwt, keys: self.keysByID)
-            } catch {
-                return fail(403, "InvalidProviderToken")
-            }
-            self.recordProviderToken(String(jwt))
+        switch self.authenticate(headers, connection: connection, id: id) {
+        case .success(let token): verified = token
+        case .failure(let refusal): return refusal.answer
         }
-        guard now.timeIntervalSince(verified.issuedAt) <= 3600 else { return fail(403, "ExpiredProviderToken") }
-        if let environment = self.keysByID[verified.keyID]?.environment, environment != self.configuration.environment {
-            return fail(403, "BadEnvironmentKeyIdInToken")
-        }
-        let binding: Answer? = connection.state.withLockedValue { state in
-            if let bound = state.boundKeyID, bound != verified.keyID { return fail(403, "UnrelatedKeyIdInToken") }
-            // The first token of a connection is not an update; each change after it is, and two
-            // updates within 20 minutes are one too many.
-            if let last = state.lastToken, last != String(jwt) {
-                if let changed = state.lastTokenChange, now.timeIntervalSince(changed) < 20 * 60 {
-                    return fail(429, "TooManyProviderTokenUpdates")
-                }
-                state.lastTokenChange = now
-            }
-            state.boundKeyID = verified.keyID
-            state.lastToken = String(jwt)
-            state.verified[String(jwt)] = verified
-            return nil
-        }
-        if let binding { return binding }
         authenticatedNow = connection.state.withLockedValue { state in
             defer { state.authenticated = true }
             return !state.authenticated
@@ -152,6 +130,54 @@ extension MockAPNS {
         var answer = Answer(status: 200, apnsID: id)
         answer.authenticatedNow = authenticatedNow
         return answer
+    }
+
+
+    /// A refused request's answer, as an `Error` for `Result`.
+    struct Refusal: Error {
+        var answer: Answer
+    }
+
+    /// Step 5 of apns.md §8: the provider token (or `MissingProviderToken`), its age, its key's
+    /// environment and the connection's key binding and token history.
+    func authenticate(_ headers: HPACKHeaders, connection: MockAPNSConnectionState, id: String) -> Result<MockAPNSProviderToken, Refusal> {
+        let authorization = headers.first(name: "authorization") ?? ""
+        guard authorization.hasPrefix("bearer ") else { return .failure(Refusal(answer: .error(403, "MissingProviderToken", id: id))) }
+        let jwt = authorization.dropFirst("bearer ".count)
+        let now = self.configuration.now()
+        let verified: MockAPNSProviderToken
+        let cached = connection.state.withLockedValue { $0.verified[String(jwt)] }
+        if let cached {
+            verified = cached
+        } else {
+            do {
+                verified = try MockAPNSProviderToken.verify(jwt, keys: self.keysByID)
+            } catch {
+                return .failure(Refusal(answer: .error(403, "InvalidProviderToken", id: id)))
+            }
+            self.recordProviderToken(String(jwt))
+        }
+        guard now.timeIntervalSince(verified.issuedAt) <= 3600 else { return .failure(Refusal(answer: .error(403, "ExpiredProviderToken", id: id))) }
+        if let environment = self.keysByID[verified.keyID]?.environment, environment != self.configuration.environment {
+            return .failure(Refusal(answer: .error(403, "BadEnvironmentKeyIdInToken", id: id)))
+        }
+        let binding: Answer? = connection.state.withLockedValue { state in
+            if let bound = state.boundKeyID, bound != verified.keyID { return .error(403, "UnrelatedKeyIdInToken", id: id) }
+            // The first token of a connection is not an update; each change after it is, and two
+            // updates within 20 minutes are one too many.
+            if let last = state.lastToken, last != String(jwt) {
+                if let changed = state.lastTokenChange, now.timeIntervalSince(changed) < 20 * 60 {
+                    return .error(429, "TooManyProviderTokenUpdates", id: id)
+                }
+                state.lastTokenChange = now
+            }
+            state.boundKeyID = verified.keyID
+            state.lastToken = String(jwt)
+            state.verified[String(jwt)] = verified
+            return nil
+        }
+        if let binding { return .failure(Refusal(answer: binding)) }
+        return .success(verified)
     }
 
     static func isUUID(_ text: String) -> Bool {

@@ -28,6 +28,9 @@ public final class MockAPNS: Sendable {
         var nextConnectionID = 1
         var listener: (any Channel)?
         var isShutDown = false
+        /// Broadcast channels by bundle id: id → message storage policy.
+        var channels: [String: [String: Int]] = [:]
+        var broadcasts: [AcceptedBroadcast] = []
     }
 
     let configuration: Configuration

@@ -67,10 +67,16 @@ final class MockAPNSStreamHandler: ChannelInboundHandler {
     }
 
     private func write(_ answer: MockAPNS.Answer, context: ChannelHandlerContext) {
-        var headers = HPACKHeaders([(":status", String(answer.status)), ("apns-id", answer.apnsID)])
+        // Broadcast answers carry apns-request-id (in `answer.headers`) instead of apns-id.
+        var headers = HPACKHeaders([(":status", String(answer.status))] + (answer.headers ?? [("apns-id", answer.apnsID)]))
         if let retryAfter = answer.retryAfter { headers.add(name: "retry-after", value: String(retryAfter)) }
         guard let reason = answer.reason else {
-            context.writeAndFlush(Self.wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: nil)
+            if let body = answer.body {
+                context.write(Self.wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
+                context.writeAndFlush(Self.wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(bytes: body)), endStream: true))), promise: nil)
+            } else {
+                context.writeAndFlush(Self.wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: nil)
+            }
             return
         }
         headers.add(name: "content-type", value: "application/json")
