@@ -367,6 +367,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Matrix push gateway's notify requests and the payloads Sygnal builds from them.
+        .target(
+            name: "HeraldMatrix",
+            dependencies: ["HeraldCore"],
+            swiftSettings: swiftSettings
+        ),
         // The server an operator installs: no test peer, no load generator.
         .executableTarget(
             name: "herald",
@@ -565,6 +571,12 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldMatrixTests",
+            dependencies: ["HeraldMatrix", "HeraldCore"],
+            exclude: ["Vectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

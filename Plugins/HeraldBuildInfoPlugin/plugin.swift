@@ -9,11 +9,20 @@ struct HeraldBuildInfoPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let output = context.pluginWorkDirectoryURL.appending(path: "Generated")
         let script = context.package.directoryURL.appending(path: "scripts/build-info.sh")
+        // A prebuild command sees only the environment given here: HERALD_COMMIT for a build
+        // outside git, HOME for git's global safe.directory (a clone owned by another user), PATH
+        // to find git.
+        let inherited = ProcessInfo.processInfo.environment
+        var environment: [String: String] = [:]
+        for name in ["HERALD_COMMIT", "HOME", "PATH"] {
+            if let value = inherited[name] { environment[name] = value }
+        }
         return [
             .prebuildCommand(
                 displayName: "Herald's commit",
                 executable: URL(fileURLWithPath: "/bin/sh"),
                 arguments: [script.path, context.package.directoryURL.path, output.path],
+                environment: environment,
                 outputFilesDirectory: output
             )
         ]

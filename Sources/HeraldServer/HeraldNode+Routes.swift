@@ -36,7 +36,10 @@ extension HeraldNode {
             operations: operations,
             cluster: clusterRoutes,
             endpoints: basis.configuration.apps.mapValues(\.summariesBySection),
+            // On the API port it shows app names, endpoints and member addresses to whoever
+            // reaches that port: without a metrics token the API's guards it.
             metricsToken: basis.configuration.metrics.bearerToken
+                ?? (basis.configuration.server.operationsPort == nil ? basis.configuration.api.bearerToken : nil)
         )
         // The page is where probes are: with an operations port, only there.
         if basis.configuration.server.operationsPort == nil { statusRoutes.register(on: router) }

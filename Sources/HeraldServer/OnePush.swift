@@ -73,7 +73,9 @@ public struct OnePush: Sendable {
         case .apns: endpoint = app[APNSAppConfiguration.self]?.summary ?? "APNs"
         default: endpoint = app[FCMAppConfiguration.self]?.summary ?? "FCM"
         }
-        // Only this app is built: another app's missing key file is not this push's problem.
+        // Only this app's provider for this platform is built: another's missing key file is
+        // not this push's problem.
+        if platform == .apns { app[FCMAppConfiguration.self] = nil } else { app[APNSAppConfiguration.self] = nil }
         var only = configuration
         only.apps = [self.app: app]
         only.delivery.deviceRateLimit = 0
@@ -81,12 +83,18 @@ public struct OnePush: Sendable {
             context: ProviderContext(group: MultiThreadedEventLoopGroup.singleton, metrics: DeliveryMetrics(factory: NOOPMetricsHandler.instance), logger: logger),
             deadTokenHandlers: []
         )
-        guard let provider = providers?.provider(app: self.app, platform: platform) else {
+        guard let providers, let provider = providers.provider(app: self.app, platform: platform) else {
             throw Refusal(description: "app \(self.app) has no \(platform) provider")
         }
-        let notification = try self.notification(platform: platform)
+        let notification: PushNotification
+        do {
+            notification = try self.notification(platform: platform)
+        } catch {
+            await providers.shutdown()
+            throw error
+        }
         let result = await provider.send(all: [notification])[0]
-        await provider.shutdown()
+        await providers.shutdown()
         let outcome: DeliveryOutcome
         switch result.result {
         case .success(let ended): outcome = ended

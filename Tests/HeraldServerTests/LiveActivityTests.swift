@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldConfig
 import HeraldServer
+import HeraldTestTraits
 import HeraldTesting
 import Hummingbird
 import HummingbirdTesting
@@ -13,7 +14,7 @@ import Testing
 /// Live Activities and iOS 18 broadcast channels, end to end: gorush's Live Activity fields to
 /// `/3/device`, and the channel routes to the strict mock's channel management API and
 /// broadcast path (apns-live-activities.md).
-@Suite struct LiveActivityTests {
+@Suite(.loadHeavy) struct LiveActivityTests {
     static let bundle = "im.herald.wallet"
 
     static func withNode(broadcastEnabled: Bool = true, _ body: @escaping @Sendable (any TestClientProtocol, MockAPNS) async throws -> Void) async throws {

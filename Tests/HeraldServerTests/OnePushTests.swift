@@ -2,13 +2,14 @@ import Foundation
 import HeraldConfig
 import HeraldCore
 import HeraldServer
+import HeraldTestTraits
 import HeraldTesting
 import Logging
 import Testing
 
 /// `herald send`'s push: built from the node's configuration, through the strict mocks, with the
 /// provider's answer as the operator sees it.
-@Suite struct OnePushTests {
+@Suite(.loadHeavy) struct OnePushTests {
     static func configuration(_ harness: PushNodeHarness) async throws -> HeraldConfiguration {
         try await HeraldConfiguration.load(from: ConfigurationSources(filePath: harness.directory + "/herald.yaml")).configuration
     }

@@ -13,11 +13,12 @@ import Testing
 
 /// `GET /` and `GET /status`: the page an operator opens, and the JSON it renders.
 @Suite struct StatusPageTests {
-    static func node(metricsToken: String? = nil, operationsPort: Bool = false, _ body: (HeraldNode) async throws -> Void) async throws {
+    static func node(metricsToken: String? = nil, apiToken: String? = nil, operationsPort: Bool = false, _ body: (HeraldNode) async throws -> Void) async throws {
         try await withTemporaryDirectory { path in
             var configuration = HeraldConfiguration()
             configuration.store.path = path
             configuration.metrics.bearerToken = metricsToken
+            configuration.api.bearerToken = apiToken
             if operationsPort { configuration.server.operationsPort = 0 }
             let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
             try await body(node)
@@ -87,6 +88,19 @@ import Testing
                     try await client.execute(uri: path, method: .get, headers: [.authorization: wrong]) { response in
                         #expect(response.status == .unauthorized)
                     }
+                }
+            }
+        }
+    }
+
+    @Test func onTheAPIPortWithoutAMetricsTokenTheAPITokenGuardsIt() async throws {
+        try await Self.node(apiToken: "4pi") { node in
+            try await node.application.test(.router) { client in
+                try await client.execute(uri: "/status", method: .get) { response in
+                    #expect(response.status == .unauthorized, "app names and endpoints are not for anyone who reaches the API port")
+                }
+                try await client.execute(uri: "/status", method: .get, headers: [.authorization: "Bearer 4pi"]) { response in
+                    #expect(response.status == .ok)
                 }
             }
         }

@@ -89,6 +89,14 @@ public struct APNSChannelRequest: ProviderRequest {
     /// the rest is decided as a device push's answer is, so throttling and server errors retry.
     public func decision(for response: HTTP2Response) -> AttemptVerdict {
         if (200..<300).contains(response.status) { return .finish(.delivered) }
-        return APNSResponse(response).decision
+        let verdict = APNSResponse(response).decision
+        // A create APNs may have carried out before failing to answer is not tried again: a second
+        // channel would leak toward the 10,000 an app may hold. 429 and 503 said it was not done.
+        if self.isCreate, case .retry(let reason, _, _) = verdict, response.status != 429, response.status != 503 {
+            return .finish(.failed(reason: "\(reason); the channel may have been created: list the channels"))
+        }
+        return verdict
     }
+
+    var isCreate: Bool { self.method == "POST" && self.path.hasPrefix("/1/apps/") }
 }

@@ -24,16 +24,17 @@ enum BoundedHeadRead {
         let once = OnceContinuation()
         return await withCheckedContinuation { continuation in
             once.set(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                once.resume(.timedOut)
+            }
             Task {
                 do {
                     once.resume(.head(try await log.head()))
                 } catch {
                     once.resume(.failed("\(error)"))
                 }
-            }
-            Task {
-                try? await Task.sleep(for: limit)
-                once.resume(.timedOut)
+                timer.cancel()
             }
         }
     }

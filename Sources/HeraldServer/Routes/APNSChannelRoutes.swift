@@ -39,8 +39,12 @@ struct APNSChannelRoutes: Sendable {
         guard case .number(let number) = value, let policy = APNSChannelRequest.StoragePolicy(rawValue: Int(exactly: number) ?? -1) else {
             throw APNSChannelError(.badRequest, "message-storage-policy must be 0 or 1")
         }
-        if let unknown = fields.keys.first(where: { $0 != "message-storage-policy" }) {
-            throw APNSChannelError(.badRequest, "unknown field \(unknown.prefix(40)); a channel takes message-storage-policy only")
+        // Apple's own create body names the push type too; it can only be LiveActivity.
+        if let type = fields["push-type"], type != .string("LiveActivity") {
+            throw APNSChannelError(.badRequest, "push-type must be LiveActivity, the only kind of channel APNs has")
+        }
+        if let unknown = fields.keys.first(where: { $0 != "message-storage-policy" && $0 != "push-type" }) {
+            throw APNSChannelError(.badRequest, "unknown field \(unknown.prefix(40)); a channel takes message-storage-policy (and push-type)")
         }
         let answer = try await Self.answered(provider.manageChannels(.create(bundleID: bundleID, storagePolicy: policy)))
         guard let channel = answer.headers.first(name: "apns-channel-id"), !channel.isEmpty else {
@@ -95,8 +99,12 @@ struct APNSChannelRoutes: Sendable {
         guard event == .string("update") || event == .string("end") else {
             throw APNSChannelError(.badRequest, "aps.event must be update or end: a broadcast cannot start a Live Activity")
         }
-        guard case .number? = aps.first(where: { $0.0 == "timestamp" })?.1 else {
+        guard case .number(let timestamp)? = aps.first(where: { $0.0 == "timestamp" })?.1 else {
             throw APNSChannelError(.badRequest, "aps.timestamp is required: seconds since 1970, the newest update wins")
+        }
+        // Devices drop an update whose timestamp is far ahead without a word; milliseconds are.
+        guard timestamp < 100_000_000_000 else {
+            throw APNSChannelError(.badRequest, "aps.timestamp is in seconds since 1970; \(Int64(timestamp)) looks like milliseconds")
         }
         var priority = 10
         if let value = fields["priority"] {
@@ -178,9 +186,11 @@ struct APNSChannelRoutes: Sendable {
             guard let answer = result.answer else {
                 throw APNSChannelError(.badGateway, "APNs did not answer: \(reason)", retryAfter: 5)
             }
+            // APNs' 403s are about Herald's credentials and its 404/405 about Herald's requests,
+            // not the caller's: those are a bad gateway, with APNs' reason.
             let status: HTTPResponse.Status
             switch answer.status {
-            case 400, 403, 404, 405, 413: status = HTTPResponse.Status(code: answer.status)
+            case 400, 413: status = HTTPResponse.Status(code: answer.status)
             case 429: status = .tooManyRequests
             default: status = .badGateway
             }

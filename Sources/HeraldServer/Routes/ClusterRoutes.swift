@@ -49,8 +49,13 @@ struct ClusterRoutes: Sendable {
     }
 
     func status() async throws -> ClusterStatus {
+        try self.status(head: await BoundedHeadRead.head(of: self.log).head)
+    }
+
+    /// The status with the head already read; `nil` when it could not be.
+    func status(head read: UInt64?) throws -> ClusterStatus {
         let applied = try self.view.appliedPosition()
-        let head = await BoundedHeadRead.head(of: self.log).head ?? applied
+        let head = read ?? applied
         guard let membership = self.membership else {
             return ClusterStatus(node: "single", mode: "single", members: [], partitions: 0, owned: [], appliedRevision: applied, logHead: head, etcd: "none")
         }

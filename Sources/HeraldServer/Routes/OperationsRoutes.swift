@@ -49,7 +49,8 @@ struct OperationsRoutes: Sendable {
         try await self.readiness(head: BoundedHeadRead.head(of: self.log))
     }
 
-    private func readiness(head ending: BoundedHeadRead.Ending) throws -> EditedResponse<Readiness> {
+    /// Readiness with the head already read (the status page reads it once for everything).
+    func readiness(head ending: BoundedHeadRead.Ending) throws -> EditedResponse<Readiness> {
         let head: UInt64
         switch ending {
         case .head(let read):

@@ -38,7 +38,7 @@ struct StatusRoutes: Sendable {
                     .contentType: "text/html; charset=utf-8",
                     .cacheControl: "no-store",
                     // Everything the page needs is in it: nothing from elsewhere may load.
-                    .contentSecurityPolicy: "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:",
+                    .contentSecurityPolicy: "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
                     .init("X-Content-Type-Options")!: "nosniff",
                 ],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: StatusPage.html))
@@ -78,8 +78,9 @@ struct StatusRoutes: Sendable {
 
     func status() async throws -> NodeStatus {
         let now = self.now()
-        let readiness = try await self.operations.readiness().responseGenerator
-        let clusterStatus = try await self.cluster.status()
+        let head = await BoundedHeadRead.head(of: self.operations.log)
+        let readiness = try self.operations.readiness(head: head).responseGenerator
+        let clusterStatus = try self.cluster.status(head: head.head)
         var apps: [NodeStatus.App] = []
         var inFlight = 0
         let recent = self.operations.delivery?.metrics.recent.snapshot() ?? []
