@@ -30,9 +30,9 @@ fuzz: deps
 fuzz-%: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz.sh $*
 
-# `make package`: the release binary with the Swift runtime linked in, then herald_<version>_amd64.deb from it.
+# `make package`: the release binary with the Swift runtime linked in (and -z now: a read-only GOT), then herald_<version>_amd64.deb from it.
 package: deps
-	swift build -c release --static-swift-stdlib --build-path .build-package --product herald
+	swift build -c release --static-swift-stdlib -Xlinker -z -Xlinker now --build-path .build-package --product herald
 	packaging/build-deb.sh .build-package/release/herald
 
 # `make prove-install` (as root): installs that package in a throw-away Debian root and runs it (docs/packaging.md).

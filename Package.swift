@@ -279,6 +279,7 @@ let package = Package(
                 "HeraldBuildInfo",
                 "HeraldCluster",
                 "HeraldEtcd",
+                "HeraldMatrix",
                 "HeraldConfig",
                 "HeraldCore",
                 "HeraldFrontDoor",
@@ -370,7 +371,18 @@ let package = Package(
         // The Matrix push gateway's notify requests and the payloads Sygnal builds from them.
         .target(
             name: "HeraldMatrix",
-            dependencies: ["HeraldCore"],
+            dependencies: [
+                "HeraldCluster",
+                "HeraldConfig",
+                "HeraldCore",
+                "HeraldDelivery",
+                "HeraldFrontDoor",
+                "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The server an operator installs: no test peer, no load generator.

@@ -84,7 +84,8 @@ chmod 0644 "$root/usr/share/doc/herald/changelog.Debian.gz"
 # version the binary's symbols need (from the packages' symbols files).
 echo "build-deb: shared libraries the binary needs:"
 objdump -p "$BINARY" | awk '/NEEDED/ {print $2}' | while read -r lib; do
-    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64/ {print $NF; exit}')
+    # awk reads ldconfig's whole list: leaving early would kill ldconfig with SIGPIPE, which pipefail makes fatal.
+    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64/ && !found {print $NF; found = 1}')
     owner=$( { [ -n "$path" ] && dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path" 2>/dev/null; } | head -n1 | cut -d: -f1 || true)
     printf '  %-28s %-45s %s\n' "$lib" "${path:-?}" "${owner:-(not from a package)}"
 done

@@ -29,6 +29,8 @@ public struct AriesRoutes<Context: RequestContext>: Sendable {
     }
 
     public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {
+        router.allowOnly([.post], at: RouterPath(stringLiteral: AriesService.internalMessagesPath + ":connection"))
+        router.allowOnly([.post], at: RouterPath(stringLiteral: AriesService.internalNotifyPath))
         router.post(RouterPath(stringLiteral: AriesService.internalMessagesPath + ":connection")) { request, context in
             let body = try await request.body.collect(upTo: 64 << 10)
             let connection = context.parameters.get("connection") ?? ""

@@ -9,7 +9,8 @@ extension RouterMethods {
     public func allowOnly(_ methods: [HTTPRequest.Method], at path: RouterPath) -> Self {
         let taken = methods.contains(.get) ? methods + [.head] : methods
         let allow = taken.map(\.rawValue).joined(separator: ", ")
-        for method in [HTTPRequest.Method.get, .head, .post, .put, .delete, .patch, .trace] where !taken.contains(method) {
+        // QUERY (a safe method with a body) has no HTTPTypes constant.
+        for method in [HTTPRequest.Method.get, .head, .post, .put, .delete, .patch, .trace, Self.query] where !taken.contains(method) {
             self.on(path, method: method) { request, _ -> Response in
                 let message = #"{"error":"\#(request.method.rawValue) is not allowed here; use \#(allow)"}"#
                 return Response(
@@ -21,4 +22,8 @@ extension RouterMethods {
         }
         return self
     }
+}
+
+extension RouterMethods {
+    static var query: HTTPRequest.Method { HTTPRequest.Method("QUERY")! }
 }

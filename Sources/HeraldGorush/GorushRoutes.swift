@@ -63,6 +63,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
     /// node owns the key; behind the cluster secret.
     public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {
         guard self.configuration.idempotency != nil else { return }
+        router.allowOnly([.post], at: RouterPath(stringLiteral: GorushIdempotency.internalPath))
         router.post(RouterPath(stringLiteral: GorushIdempotency.internalPath)) { request, context in
             try await self.push(request, context: context, forwardedFrom: context.forwardedFrom ?? "another node")
         }

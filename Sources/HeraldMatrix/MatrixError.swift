@@ -1,3 +1,4 @@
+public import HeraldCluster
 public import HeraldCore
 
 /// A refused notify request, in the Matrix error shape `{"errcode": …, "error": …}`: homeservers
@@ -11,6 +12,8 @@ public struct MatrixError: CodedError {
         /// No such endpoint, or not with this method.
         case unrecognized = "M_UNRECOGNIZED"
         case tooLarge = "M_TOO_LARGE"
+        /// Herald could not push every device; the homeserver retries.
+        case unknown = "M_UNKNOWN"
     }
 
     public let code: Code
@@ -27,5 +30,11 @@ public struct MatrixError: CodedError {
     /// The answer's body.
     public var body: [UInt8] {
         JSONValue.object([("errcode", .string(self.code.rawValue)), ("error", .string(self.message))]).bytes
+    }
+}
+
+extension MatrixError: OwnerUnavailableError {
+    public static func ownerUnavailable(_ reason: String) -> MatrixError {
+        MatrixError(.unknown, "the pushkey's owner in the cluster cannot be reached: \(reason)")
     }
 }

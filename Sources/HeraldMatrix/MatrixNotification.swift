@@ -31,6 +31,8 @@ public struct MatrixNotification: Sendable {
         /// The pusher's `data` minus `url`.
         public var data: [(String, JSONValue)]
         public var tweaks: [(String, JSONValue)]
+        /// The device as the homeserver sent it, for a request forwarded with it alone.
+        public var raw: JSONValue
 
         /// `data.default_payload`: what the client asked to find in every push; `nil` when absent.
         public var defaultPayload: JSONValue? { self.data.first { $0.0 == "default_payload" }?.1 }
@@ -122,7 +124,7 @@ public struct MatrixNotification: Sendable {
         case nil, .string?, .null?: break
         default: throw MatrixError(.badJSON, "sound is of invalid type")
         }
-        return Device(appID: appID, pushkey: pushkey, pushkeyTimestamp: timestamp, data: data, tweaks: tweaks)
+        return Device(appID: appID, pushkey: pushkey, pushkeyTimestamp: timestamp, data: data, tweaks: tweaks, raw: value)
     }
 
     private static func count(_ counts: [(String, JSONValue)], _ name: String) throws(MatrixError) -> Int? {

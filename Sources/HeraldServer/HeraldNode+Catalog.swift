@@ -3,6 +3,7 @@ public import HeraldDelivery
 import HeraldEtcd
 public import HeraldFrontDoor
 import HeraldAries
+import HeraldMatrix
 import HeraldGorush
 import HeraldSilent
 import HeraldStatus
@@ -17,6 +18,7 @@ extension HeraldNode {
         WebPushFrontDoor.self,
         SilentFrontDoor.self,
         AriesFrontDoor.self,
+        MatrixFrontDoor.self,
     ]
 
     /// The providers an app can be configured with (`apps.<app>.<provider>.*`). A new provider is

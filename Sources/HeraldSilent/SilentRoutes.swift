@@ -54,6 +54,7 @@ public struct SilentRoutes<Context: RequestContext>: Sendable {
     }
 
     public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {
+        router.allowOnly([.post], at: RouterPath(stringLiteral: SilentSync.internalRegisterPath + ":service"))
         router.post(RouterPath(stringLiteral: SilentSync.internalRegisterPath + ":service")) { request, context in
             guard let service = try? self.sync.service(named: context.parameters.get("service") ?? "") else {
                 throw SilentError.unknownForwardedService

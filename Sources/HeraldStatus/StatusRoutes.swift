@@ -35,6 +35,7 @@ public struct StatusRoutes<Context: RequestContext>: Sendable {
 
     /// The internal API other nodes forward registrations to; behind the cluster secret.
     public func registerInternal(on router: some RouterMethods<Context>) where Context: ForwardingRequestContext {
+        router.allowOnly([.post], at: RouterPath(stringLiteral: StatusServer.forwardingPath))
         router.post(RouterPath(stringLiteral: StatusServer.forwardingPath)) { request, context in
             try await self.forwarded(request, from: context.forwardedFrom ?? "another node")
         }

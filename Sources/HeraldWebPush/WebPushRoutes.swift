@@ -36,7 +36,7 @@ public struct WebPushRoutes<Context: RequestContext>: Sendable {
 
     /// Every other method on a push resource is refused (`RelayAnswer.methodNotAllowed`).
     private func refuseOtherMethods(_ pattern: RouterPath, route: String, on router: some RouterMethods<Context>) {
-        for method in [HTTPRequest.Method.get, .put, .patch, .delete, .head, .options, .trace] {
+        for method in [HTTPRequest.Method.get, .put, .patch, .delete, .head, .options, .trace, HTTPRequest.Method("QUERY")!] {
             router.on(pattern, method: method) { _, _ in
                 self.relay.metrics.record(route: route, encoding: "none", outcome: .methodNotAllowed)
                 return RelayAnswer.methodNotAllowed

@@ -75,6 +75,7 @@ import Testing
             "webpush.relays": "mast=mast",
             "webpush.vapid-audience": "https://relay.example",
             "silent.services": "extra=extra",
+            "matrix.apps": "im.example.app=app",
             "server.operations-port": "9100",
         ]
         let skipped = ["delivery.default-app", "cluster.etcd-endpoints", "webpush.vapid-keys", "silent.sandbox-app"]

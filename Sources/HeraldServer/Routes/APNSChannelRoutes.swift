@@ -148,7 +148,7 @@ struct APNSChannelRoutes: Sendable {
         return (provider, bundleID)
     }
 
-    /// The body's fields; a key given twice is refused rather than guessed at.
+    /// The body's fields (a key given twice keeps its last value, as the JSON reader gives it).
     private static func object(_ request: Request, _ context: HeraldRequestContext) async throws -> [String: JSONValue] {
         let body: ByteBuffer
         do {
@@ -159,11 +159,7 @@ struct APNSChannelRoutes: Sendable {
         guard case .object(let pairs)? = try? JSONValue(parsing: Array(body.readableBytesView)) else {
             throw APNSChannelError(.badRequest, "the body must be a JSON object")
         }
-        var fields: [String: JSONValue] = [:]
-        for (key, value) in pairs {
-            guard fields.updateValue(value, forKey: key) == nil else { throw APNSChannelError(.badRequest, "field \(key.prefix(40)) is given twice") }
-        }
-        return fields
+        return Dictionary(pairs, uniquingKeysWith: { _, last in last })
     }
 
     private static func channelID(_ context: HeraldRequestContext) throws -> String {

@@ -11,6 +11,7 @@ struct DeadTokenRoutes: Sendable {
     let routing: PartitionRouting
 
     func register(on routes: some RouterMethods<HeraldRequestContext>) {
+        routes.allowOnly([.post], at: RouterPath(stringLiteral: RegistryDeadTokenHandler.internalPath))
         routes.post(RouterPath(stringLiteral: RegistryDeadTokenHandler.internalPath)) { request, context in
             let body = try await request.body.collect(upTo: 1 << 16)
             let command: RegistryCommand

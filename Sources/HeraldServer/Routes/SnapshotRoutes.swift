@@ -24,6 +24,7 @@ struct SnapshotRoutes: Sendable {
         routes.get(RouterPath(stringLiteral: Self.path)) { _, _ in
             try await self.snapshot()
         }
+        routes.allowOnly([.get], at: RouterPath(stringLiteral: Self.path))
     }
 
     private func snapshot() async throws -> Response {

@@ -78,7 +78,7 @@ import Testing
     @Test func theDoorsInHeraldsTreeDeclareSpacesOfTheirOwn() throws {
         let spaces = try HeraldNode.storeSpaces(of: HeraldNode.frontDoors, configuration: HeraldConfiguration())
         #expect(Set(spaces.registrationScopes.map(\.rawValue)) == [1, 2, 3])
-        #expect(Set(spaces.markerNamespaces.map(\.rawValue)) == [1, 2, 3, 4, 5, 6])
+        #expect(Set(spaces.markerNamespaces.map(\.rawValue)) == [1, 2, 3, 4, 5, 6, 7, 8])
     }
 }
 
