@@ -18,39 +18,11 @@ import Testing
     static let bundle = "im.herald.wallet"
 
     static func withNode(broadcastEnabled: Bool = true, _ body: @escaping @Sendable (any TestClientProtocol, MockAPNS) async throws -> Void) async throws {
-        try await withTemporaryDirectory { directory in
-            let key = P256.Signing.PrivateKey()
-            var configuration = MockAPNS.Configuration(keys: [.init(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey)])
-            configuration.broadcastEnabled = broadcastEnabled
-            let mock = try await MockAPNS.start(configuration: configuration)
-            do {
-                try key.pemRepresentation.write(toFile: directory + "/key.p8", atomically: true, encoding: .utf8)
-                try mock.certificatePEM.write(toFile: directory + "/ca.pem", atomically: true, encoding: .utf8)
-                let yaml = """
-                    store:
-                      path: \(directory)/data
-                    apps:
-                      wallet:
-                        apns:
-                          key-file: \(directory)/key.p8
-                          key-id: ABC123DEFG
-                          team-id: DEF123GHIJ
-                          topic: \(Self.bundle)
-                          host: 127.0.0.1
-                          port: \(mock.port)
-                          channel-host: 127.0.0.1
-                          channel-port: \(mock.port)
-                          ca-file: \(directory)/ca.pem
-                    """
-                try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
-                let loaded = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml")).configuration
-                let node = try HeraldNode.build(configuration: loaded, logger: Logger(label: "test"))
-                try await node.application.test(.router) { client in try await body(client, mock) }
-            } catch {
-                try? await mock.shutdown()
-                throw error
-            }
-            try await mock.shutdown()
+        try await OneAPNSAppNode.with(
+            mock: { $0.broadcastEnabled = broadcastEnabled },
+            apnsYAML: { mock in "      channel-host: 127.0.0.1\n      channel-port: \(mock.port)\n" }
+        ) { node, mock in
+            try await node.application.test(.router) { client in try await body(client, mock) }
         }
     }
 
@@ -148,6 +120,13 @@ import Testing
             let start = #"{"aps":{"event":"start","timestamp":1780000000,"content-state":{}}}"#
             #expect(try await Self.post(client, "/apns/v1/apps/wallet/broadcasts", #"{"channel-id":"\#(channel)","payload":\#(start)}"#).status == .badRequest)
             #expect(try await Self.post(client, "/apns/v1/apps/wallet/broadcasts", #"{"channel-id":"\#(channel)","priority":7,"payload":\#(Self.update)}"#).status == .badRequest)
+            // A timestamp in milliseconds, or one no integer holds, is refused; the node stays up.
+            for timestamp in ["1780000000000", "1e19", "1.27e308"] {
+                let payload = #"{"aps":{"event":"update","timestamp":\#(timestamp)}}"#
+                let refused = try await Self.post(client, "/apns/v1/apps/wallet/broadcasts", #"{"channel-id":"\#(channel)","payload":\#(payload)}"#)
+                #expect(refused.status == .badRequest, "\(timestamp)")
+                #expect((try Self.json(refused)["error"] as? String)?.contains("milliseconds") == true)
+            }
             // APNs' own: a policy-0 channel keeps nothing, so a broadcast to it must expire at once.
             let expiring = try await Self.post(client, "/apns/v1/apps/wallet/broadcasts", #"{"channel-id":"\#(channel)","expiration":1780003600,"payload":\#(Self.update)}"#)
             #expect(expiring.status == .badRequest)

@@ -16,38 +16,7 @@ import Testing
 /// `apps.<app>.apns.*` keys, checked end to end below the front doors.
 @Suite struct NodeDeliveryTests {
     func withNode(_ body: (HeraldNode, MockAPNS) async throws -> Void) async throws {
-        try await withTemporaryDirectory { directory in
-            let key = P256.Signing.PrivateKey()
-            let mock = try await MockAPNS.start(
-                configuration: .init(keys: [.init(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey)])
-            )
-            try key.pemRepresentation.write(toFile: directory + "/key.p8", atomically: true, encoding: .utf8)
-            try mock.certificatePEM.write(toFile: directory + "/ca.pem", atomically: true, encoding: .utf8)
-            let yaml = """
-                store:
-                  path: \(directory)/data
-                apps:
-                  wallet:
-                    apns:
-                      key-file: \(directory)/key.p8
-                      key-id: ABC123DEFG
-                      team-id: DEF123GHIJ
-                      topic: im.herald.wallet
-                      host: 127.0.0.1
-                      port: \(mock.port)
-                      ca-file: \(directory)/ca.pem
-                """
-            try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
-            let configuration = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml")).configuration
-            let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
-            do {
-                try await body(node, mock)
-            } catch {
-                try? await mock.shutdown()
-                throw error
-            }
-            try await mock.shutdown()
-        }
+        try await OneAPNSAppNode.with(body)
     }
 
     @Test func configuredAppDeliversThroughThePool() async throws {

@@ -117,58 +117,31 @@ import Testing
     }
 
     @Test func pushesShowInTheirMinuteAndProvider() async throws {
-        try await withTemporaryDirectory { directory in
-            let key = P256.Signing.PrivateKey()
-            let mock = try await MockAPNS.start(configuration: .init(keys: [.init(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey)]))
-            do {
-                try key.pemRepresentation.write(toFile: directory + "/key.p8", atomically: true, encoding: .utf8)
-                try mock.certificatePEM.write(toFile: directory + "/ca.pem", atomically: true, encoding: .utf8)
-                let yaml = """
-                    store:
-                      path: \(directory)/data
-                    apps:
-                      wallet:
-                        apns:
-                          key-file: \(directory)/key.p8
-                          key-id: ABC123DEFG
-                          team-id: DEF123GHIJ
-                          topic: im.herald.wallet
-                          host: 127.0.0.1
-                          port: \(mock.port)
-                          ca-file: \(directory)/ca.pem
-                    """
-                try yaml.write(toFile: directory + "/herald.yaml", atomically: true, encoding: .utf8)
-                let configuration = try await HeraldConfiguration.load(from: ConfigurationSources(filePath: directory + "/herald.yaml")).configuration
-                let node = try HeraldNode.build(configuration: configuration, logger: Logger(label: "test"))
-                let pool = try #require(node.delivery)
-                let dead = String(repeating: "cd", count: 32)
-                mock.script(token: dead, .unregistered(since: Date(timeIntervalSince1970: 1_700_000_000)))
-                for token in [String(repeating: "ab", count: 32), String(repeating: "ef", count: 32), dead] {
-                    _ = try await pool.send(PushNotification(id: UUID().uuidString.lowercased(), device: Device(platform: .apns, token: token), payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)))
-                }
-                try await node.application.test(.router) { client in
-                    try await client.execute(uri: "/status", method: .get) { response in
-                        let status = try Self.json(response.body)
-                        let apps = try #require(status["apps"] as? [[String: Any]])
-                        #expect(apps.first?["id"] as? String == "wallet")
-                        let provider = try #require((apps.first?["providers"] as? [[String: Any]])?.first)
-                        #expect(provider["name"] as? String == "apns")
-                        #expect((provider["endpoint"] as? String)?.contains("127.0.0.1:\(mock.port)") == true)
-                        #expect((provider["connections"] as? Int ?? 0) >= 1)
-                        let minutes = try #require(provider["minutes"] as? [[String: Any]])
-                        let counted = minutes.suffix(2).map { ($0["delivered"] as? Int ?? 0, $0["deadToken"] as? Int ?? 0) }
-                        #expect(counted.map(\.0).reduce(0, +) == 2)
-                        #expect(counted.map(\.1).reduce(0, +) == 1)
-                        let last = try #require(provider["lastFailure"] as? [String: Any])
-                        #expect(last["result"] as? String == "dead_token")
-                        #expect((last["reason"] as? String)?.contains("Unregistered") == true)
-                    }
-                }
-            } catch {
-                try? await mock.shutdown()
-                throw error
+        try await OneAPNSAppNode.with { node, mock in
+            let pool = try #require(node.delivery)
+            let dead = String(repeating: "cd", count: 32)
+            mock.script(token: dead, .unregistered(since: Date(timeIntervalSince1970: 1_700_000_000)))
+            for token in [String(repeating: "ab", count: 32), String(repeating: "ef", count: 32), dead] {
+                _ = try await pool.send(PushNotification(id: UUID().uuidString.lowercased(), device: Device(platform: .apns, token: token), payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)))
             }
-            try await mock.shutdown()
+            try await node.application.test(.router) { client in
+                try await client.execute(uri: "/status", method: .get) { response in
+                    let status = try Self.json(response.body)
+                    let apps = try #require(status["apps"] as? [[String: Any]])
+                    #expect(apps.first?["id"] as? String == "wallet")
+                    let provider = try #require((apps.first?["providers"] as? [[String: Any]])?.first)
+                    #expect(provider["name"] as? String == "apns")
+                    #expect((provider["endpoint"] as? String)?.contains("127.0.0.1:\(mock.port)") == true)
+                    #expect((provider["connections"] as? Int ?? 0) >= 1)
+                    let minutes = try #require(provider["minutes"] as? [[String: Any]])
+                    let counted = minutes.suffix(2).map { ($0["delivered"] as? Int ?? 0, $0["deadToken"] as? Int ?? 0) }
+                    #expect(counted.map(\.0).reduce(0, +) == 2)
+                    #expect(counted.map(\.1).reduce(0, +) == 1)
+                    let last = try #require(provider["lastFailure"] as? [String: Any])
+                    #expect(last["result"] as? String == "dead_token")
+                    #expect((last["reason"] as? String)?.contains("Unregistered") == true)
+                }
+            }
         }
     }
 }

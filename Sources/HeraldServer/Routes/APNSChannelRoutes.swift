@@ -104,7 +104,9 @@ struct APNSChannelRoutes: Sendable {
         }
         // Devices drop an update whose timestamp is far ahead without a word; milliseconds are.
         guard timestamp < 100_000_000_000 else {
-            throw APNSChannelError(.badRequest, "aps.timestamp is in seconds since 1970; \(Int64(timestamp)) looks like milliseconds")
+            // Any double may arrive here: only one that fits is shown as an integer.
+            let shown = Int64(exactly: timestamp.rounded(.towardZero)).map(String.init) ?? "\(timestamp)"
+            throw APNSChannelError(.badRequest, "aps.timestamp is in seconds since 1970; \(shown) looks like milliseconds")
         }
         var priority = 10
         if let value = fields["priority"] {
