@@ -391,8 +391,6 @@ let package = Package(
             dependencies: [
                 "HeraldAries",
                 "HeraldBuildInfo",
-                "HeraldDelivery",
-                "HeraldGorush",
                 "HeraldCluster",
                 "HeraldConfig",
                 "HeraldFrontDoor",

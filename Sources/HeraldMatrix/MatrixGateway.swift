@@ -88,11 +88,10 @@ public struct MatrixGateway: Sendable {
     /// else each device in order.
     public func notify(_ body: [UInt8]) async throws(MatrixError) -> Answer {
         let notification = try MatrixNotification(parsing: body)
-        guard case .object(let top)? = try? JSONValue(parsing: body) else { throw MatrixError(.notJSON, "Expected JSON request body") }
         var rejected: [String] = []
         var failures: [String] = []
         for device in notification.devices {
-            let result = await self.atOwner(device, top: top, notification: notification)
+            let result = await self.atOwner(device, of: notification)
             self.metrics.device(result.label)
             switch result {
             case .pushed, .skipped: break
@@ -122,17 +121,14 @@ public struct MatrixGateway: Sendable {
         return await self.handle(device, of: notification).wire
     }
 
-    private func atOwner(_ device: MatrixNotification.Device, top: [(String, JSONValue)], notification: MatrixNotification) async -> DeviceResult {
+    private func atOwner(_ device: MatrixNotification.Device, of notification: MatrixNotification) async -> DeviceResult {
         do throws(MatrixError) {
             return try await self.routing.atOwner(
                 of: Self.partitionKey(device),
                 forwardedFrom: nil,
                 forwarding: {
                     // The notification with this device alone.
-                    let fields = (top.first { $0.0 == "notification" }?.1).flatMap { value -> [(String, JSONValue)]? in
-                        if case .object(let fields) = value { return fields } else { return nil }
-                    } ?? []
-                    let one = fields.map { $0.0 == "devices" ? ($0.0, JSONValue.array([device.raw])) : $0 }
+                    let one = notification.fields.map { $0.0 == "devices" ? ($0.0, JSONValue.array([device.raw])) : $0 }
                     return PartitionRouting.Forwarding(path: Self.internalPath, body: JSONValue.object([("notification", .object(one))]).bytes)
                 },
                 relay: { answer throws(MatrixError) in

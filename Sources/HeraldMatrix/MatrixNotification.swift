@@ -22,6 +22,9 @@ public struct MatrixNotification: Sendable {
     public var unread: Int?
     public var missedCalls: Int?
     public var devices: [Device]
+    /// The `notification` object as the homeserver sent it, for a request forwarded with one of
+    /// its devices alone.
+    public var fields: [(String, JSONValue)]
 
     public struct Device: Sendable {
         public var appID: String
@@ -67,6 +70,7 @@ public struct MatrixNotification: Sendable {
         guard case .object(let top) = value, case .object(let fields)? = top.last(where: { $0.0 == "notification" })?.1 else {
             throw MatrixError(.badJSON, "Invalid notification: expecting object in 'notification' key")
         }
+        self.fields = fields
         func field(_ name: String) -> JSONValue? { fields.last { $0.0 == name }?.1 }
         func string(_ name: String) -> String? {
             if case .string(let text)? = field(name) { return text }

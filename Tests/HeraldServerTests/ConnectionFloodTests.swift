@@ -71,6 +71,9 @@ import Glibc
             child.signal(SIGKILL)
             throw WaitTimedOut(expectation: "herald serve says it is listening", lastObserved: child.output, waited: TestTime.bound(.seconds(60)))
         }
+        // The operations listener may bind a moment after the line above: a flood sent before
+        // would be refused, not held.
+        try await waitUntil("the operations port answers /healthz", every: .milliseconds(50)) { await Self.healthz(port: operations) }
         return child
     }
 
