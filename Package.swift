@@ -326,6 +326,7 @@ let package = Package(
             name: "HeraldBench",
             dependencies: [
                 "HeraldCrypto",
+                "HeraldDelivery",
                 "HeraldStatus",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

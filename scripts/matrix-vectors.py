@@ -14,7 +14,8 @@ the committed JSON):
 
 What runs: Sygnal's own Sygnal object, HTTP resource (V1NotifyHandler), ApnsPushkin and GcmPushkin
 (api_version v1), configured from the dict below, on Twisted's MemoryReactorClock (so retry
-back-offs take simulated seconds). Only the network is replaced:
+back-offs take simulated seconds); scripts/sygnal_harness.py, shared with matrix-webpush-vectors.py,
+starts it, POSTs the requests and holds the command line. Only the network is replaced:
 
   * APNs: aioapns' real client, pool and HTTP/2 protocol (APNsProductionClientProtocol with the
     ES256 JWT provider) are used; the pool's TCP/TLS connect is replaced by an in-memory transport
@@ -38,19 +39,22 @@ and stops with an error unless each device's output and the answer are identical
 two-device run.
 """
 
-import argparse
 import asyncio
 import base64
 import copy
 import hashlib
 import importlib.metadata
 import json
-import logging
 import os
 import re
 import sys
 import tempfile
-from io import BytesIO
+
+# python scripts/matrix-vectors.py already has this folder on the path; runpy, exec or an import from
+# elsewhere do not, and sygnal_harness lives next to this file.
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 
 try:
     from cryptography.hazmat.primitives import serialization
@@ -59,22 +63,17 @@ try:
     import h2.connection
     import h2.events
     import jwt
-    from twisted.internet.defer import ensureDeferred, succeed
-    from twisted.internet.testing import MemoryReactorClock
-    from twisted.python.failure import Failure
-    from twisted.web.client import ResponseDone
-    from twisted.web.http_headers import Headers
+    from twisted.internet.defer import succeed
 
     import sygnal.apnspushkin
     from sygnal.apnspushkin import ApnsPushkin
     from sygnal.gcmpushkin import GcmPushkin
-    from sygnal.sygnal import CONFIG_DEFAULTS, Sygnal, merge_left_with_defaults
+
+    import sygnal_harness  # inside the try: its Twisted and Sygnal imports fail the same way
 except ImportError as error:
     sys.exit("matrix-vectors: run me with the Python of a venv holding matrix-sygnal 0.17.0 (see the top of this file): %s" % error)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OUT = os.path.join(ROOT, "Tests", "HeraldMatrixTests", "Vectors", "sygnal-vectors.json")
-NOTIFY = b"/_matrix/push/v1/notify"
+DEFAULT_OUT = os.path.join(sygnal_harness.VECTORS, "sygnal-vectors.json")
 
 # --- apps -----------------------------------------------------------------------------------------
 
@@ -493,76 +492,18 @@ class _Transport:
 # --- fake FCM (the Twisted agent GcmPushkin posts with) ----------------------------------------------
 
 
-class _Response:
-    def __init__(self, code, body, headers):
-        self.code = code
-        self.phrase = b"Fake"
-        self.version = (b"HTTP", 1, 1)
-        self.headers = Headers({k.encode(): [v.encode()] for k, v in headers.items()})
-        self.length = len(body)
-        self._body = body
+class FakeFCM(sygnal_harness.RecordingAgent):
+    """answers: a queue of (code, json body, headers); empty -> 200 with a message name."""
 
-    def deliverBody(self, protocol):
-        protocol.dataReceived(self._body)
-        protocol.connectionLost(Failure(ResponseDone()))
-
-
-class FakeFCM:
     def __init__(self):
-        self.answers = []  # queue of (code, json body, headers); empty -> 200
-        self.sent = []
+        super().__init__((200, {"name": "projects/%s/messages/0:1700000000000000%%abcdef" % FCM_PROJECT}, {}))
 
-    def request(self, method, uri, headers=None, bodyProducer=None):
-        body = bodyProducer._inputFile.read()
-        self.sent.append(
-            {
-                "method": method.decode(),
-                "url": uri.decode(),
-                "headers": {k.decode(): [v.decode() for v in vs] for k, vs in headers.getAllRawHeaders()},
-                "body": body,
-            }
-        )
-        code, payload, extra = self.answers.pop(0) if self.answers else (200, {"name": "projects/%s/messages/0:1700000000000000%%abcdef" % FCM_PROJECT}, {})
-        return succeed(_Response(code, json.dumps(payload).encode(), extra))
+    def respond(self, answer):
+        code, payload, extra = answer
+        return succeed(sygnal_harness.FakeResponse(code, json.dumps(payload).encode(), extra))
 
 
 # --- the Sygnal under test ---------------------------------------------------------------------------
-
-
-class _Channel:
-    """The wire side of a Twisted request (as Sygnal's own tests/testutils.FakeChannel)."""
-
-    def __init__(self, site):
-        self.site = site
-        self.code = None
-        self.headers = None
-        self.body = b""
-        self.done = False
-
-    def writeHeaders(self, version, code, reason, headers):
-        self.code = int(code)
-        self.headers = headers
-
-    def write(self, content):
-        self.body += content
-
-    def requestDone(self, _request):
-        self.done = True
-
-    def getPeer(self):
-        return None
-
-    def getHost(self):
-        return None
-
-    @property
-    def transport(self):
-        return None
-
-    def post(self, body):
-        request = self.site.requestFactory(self)
-        request.content = BytesIO(body)
-        request.requestReceived(b"POST", NOTIFY, b"1.1")
 
 
 class Harness:
@@ -588,32 +529,13 @@ class Harness:
             )
         self.apns_config = {"type": "apns", "keyfile": keyfile, "key_id": APNS_KEY_ID, "team_id": APNS_TEAM_ID, "topic": APNS_TOPIC}
         self.fcm_config = {"type": "gcm", "api_version": "v1", "project_id": FCM_PROJECT, "service_account_file": service_account}
-        config = merge_left_with_defaults(
-            CONFIG_DEFAULTS,
-            {
-                "apps": {APNS_APP: self.apns_config, FCM_APP: self.fcm_config},
-                "log": {"setup": {"version": 1, "disable_existing_loggers": False, "root": {"level": "CRITICAL", "handlers": []}}},
-            },
-        )
 
         self.loop = asyncio.new_event_loop()
-        self.reactor = MemoryReactorClock()
         asyncio._set_running_loop(self.loop)  # the pushkins' constructors ask for the running loop
         try:
-            self.sygnal = Sygnal(config, self.reactor)
-            started = ensureDeferred(self.sygnal.make_pushkins_then_start())
-            for _ in range(100):
-                if started.called:
-                    break
-                self.reactor.advance(1)
-            failures = []
-            started.addErrback(failures.append)
-            if failures:
-                failures[0].raiseException()
-            assert started.called, "Sygnal did not start"
+            self.reactor, self.sygnal, self.site = sygnal_harness.start_sygnal({APNS_APP: self.apns_config, FCM_APP: self.fcm_config})
         finally:
             asyncio._set_running_loop(None)
-        (_port, self.site, _backlog, _interface) = self.reactor.tcpServers[0]
 
         # APNs: real aioapns client; its connect is in-memory, its asyncio calls run on self.loop.
         self.apns = FakeAPNs(self.loop, ec_key.public_key())
@@ -658,21 +580,8 @@ class Harness:
         self.apns.sent.clear()
         self.fcm.sent.clear()
         self.truncations.clear()
-        raw = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode() if not isinstance(body, bytes) else body
-        channel = _Channel(self.site)
-        channel.post(raw)
-        seconds = 0
-        while not channel.done:
-            if not self.reactor.getDelayedCalls():
-                raise RuntimeError("Sygnal is stuck with nothing scheduled")
-            self.reactor.advance(1)
-            seconds += 1
-            if seconds > 3600:
-                raise RuntimeError("no answer after an hour")
-        text = channel.body.decode("utf-8")
-        answer = {"status": channel.code, "body": json.loads(text) if text else None, "raw_body": text}
-        content_type = channel.headers.getRawHeaders(b"content-type")
-        answer["content_type"] = content_type[0].decode() if content_type else None
+        # Room for retry back-offs: FCM 429 three times waits 60 + 120 + 240 s before Sygnal answers.
+        answer, seconds = sygnal_harness.notify(self.reactor, self.site, body, give_up_after=3600)
         return answer, list(self.apns.sent), list(self.fcm.sent), list(self.truncations), seconds
 
 
@@ -716,18 +625,10 @@ def fcm_record(sent):
     assert set(body) == {"message"}, body
     assert sent["body"] == json.dumps(body).encode(), "FCM body is not json.dumps' default form"
     headers = {}
-    for name, values in sent["headers"].items():
-        assert len(values) == 1, (name, values)
+    for name, values in sent["headers"]:
+        assert len(values) == 1 and name not in headers, (name, values)
         headers[name] = values[0]
     return {"message": body["message"], "method": sent["method"], "url": sent["url"], "headers": headers}
-
-
-def comparable(answer, apns_sent, fcm_sent):
-    return (
-        answer,
-        [(s["headers"], s["body"]) for s in apns_sent],
-        [(s["url"], s["headers"], s["body"]) for s in fcm_sent],
-    )
 
 
 def strip_volatile(headers):
@@ -865,9 +766,7 @@ def run_rejections(h):
 
 
 def build():
-    version = importlib.metadata.version("matrix-sygnal")
-    if version != "0.17.0":
-        sys.exit("matrix-vectors: need matrix-sygnal 0.17.0 in this Python, found %s" % version)
+    version = sygnal_harness.require_sygnal("matrix-vectors")
     with tempfile.TemporaryDirectory() as workdir:
         h = Harness(workdir)
         vector_rows = run_vectors(h)
@@ -911,24 +810,5 @@ def build():
     }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=DEFAULT_OUT)
-    parser.add_argument("--check", action="store_true", help="compare with the file instead of writing it")
-    args = parser.parse_args()
-    logging.disable(logging.CRITICAL)
-    text = json.dumps(build(), ensure_ascii=False, indent=1) + "\n"
-    if args.check:
-        with open(args.out, encoding="utf-8") as f:
-            same = f.read() == text
-        print("matrix-vectors: %s %s" % (args.out, "matches" if same else "DIFFERS from what Sygnal gives now"))
-        sys.exit(0 if same else 1)
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(text)
-    data = json.loads(text)
-    print("matrix-vectors: wrote %s (%d vectors, %d rejections)" % (args.out, len(data["vectors"]), len(data["rejections"])))
-
-
 if __name__ == "__main__":
-    main()
+    sygnal_harness.main("matrix-vectors", __doc__, DEFAULT_OUT, build)

@@ -1,10 +1,10 @@
 import Crypto
 import Foundation
-public import HeraldCluster
+import HeraldCluster
 public import HeraldCore
-public import HeraldDelivery
-public import HeraldStore
-public import Logging
+import HeraldDelivery
+import HeraldStore
+import Logging
 
 /// The notification-sender role of RFC 0699 and RFC 0734 for a mediator: device info kept per
 /// connection in the registry (through the command log, at the partition's owner in a cluster),

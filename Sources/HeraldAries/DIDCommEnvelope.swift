@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import HeraldCore
 
 /// DIDComm v1 encryption envelopes (Aries RFC 0019), as Aries agents pack them: the content in
 /// ChaCha20-Poly1305 (IETF, 12-byte iv, labelled `xchacha20poly1305_ietf` as every wallet labels
@@ -178,16 +179,11 @@ public enum DIDCommEnvelope {
 
     /// base64url, padding optional (agents differ).
     static func base64URL(_ text: String) -> [UInt8]? {
-        var bytes = Array(text.utf8)
-        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
-        guard bytes.count % 4 != 1 else { return nil }
-        var standard = bytes.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }
-        standard += Array(repeating: UInt8(ascii: "="), count: (4 - standard.count % 4) % 4)
-        return Data(base64Encoded: Data(standard)).map(Array.init)
+        Base64URL.decode(text, acceptingStandardAlphabet: true)
     }
 
     /// base64url with padding, as indy-sdk writes it.
     static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        Base64URL.encode(bytes, padded: true)
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import HeraldDelivery
 
 /// `POST /relay-to/production/<token>` (or `/relay-to-fcm/<app>/<token>`) with real Web Push
 /// requests as Mastodon sends them: encrypted for a subscription's keys (`aes128gcm` or

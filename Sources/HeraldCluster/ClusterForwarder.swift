@@ -1,6 +1,6 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
-public import HeraldCore
+import HeraldCore
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1

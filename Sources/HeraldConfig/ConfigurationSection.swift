@@ -1,5 +1,5 @@
 import HeraldCore
-public import Configuration
+package import Configuration
 
 /// One section of the layered configuration (flags, `HERALD_*` environment, file, defaults), read
 /// as typed values through swift-configuration. Each getter takes a key name relative to the

@@ -48,6 +48,18 @@ public struct DeliveryFailure: Sendable, Hashable, CustomStringConvertible {
         case fcmInternal = "INTERNAL"
         case fcmThirdPartyAuthError = "THIRD_PARTY_AUTH_ERROR"
         case fcmUnspecifiedError = "UNSPECIFIED_ERROR"
+        // Web Push (RFC 8030): push services answer with a status and no reason of their own.
+        /// 404: the subscription expired (RFC 8030 §7.3).
+        case subscriptionExpired = "subscription_expired"
+        /// 410: the subscription is gone, unsubscribed or never existed (autopush, FCM).
+        case subscriptionGone = "subscription_gone"
+        /// 400 or another 4xx the push service gave without a more specific meaning.
+        case badRequest = "bad_request"
+        /// The token is not a Web Push subscription (its JSON, endpoint or keys).
+        case badSubscription = "bad_subscription"
+        /// The endpoint is not on the allow-list, or resolves only to addresses that are not
+        /// public (SSRF).
+        case endpointRefused = "endpoint_refused"
         // Herald's own.
         /// A provider answer outside its documented reasons, or a bare HTTP status.
         case other = "other"

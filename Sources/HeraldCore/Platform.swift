@@ -13,11 +13,15 @@ public struct Platform: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let apns = Platform(rawValue: 1)
     /// Firebase Cloud Messaging.
     public static let fcm = Platform(rawValue: 2)
+    /// Web Push (RFC 8030) to a browser's or a UnifiedPush distributor's push service; the token
+    /// is the subscription as a browser's `PushSubscription.toJSON()` writes it.
+    public static let webPush = Platform(rawValue: 3)
 
     public var description: String {
         switch self {
         case .apns: "apns"
         case .fcm: "fcm"
+        case .webPush: "webpush"
         default: "platform(\(self.rawValue))"
         }
     }

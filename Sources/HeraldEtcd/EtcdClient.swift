@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
 public import NIOCore
 import NIOFoundationCompat

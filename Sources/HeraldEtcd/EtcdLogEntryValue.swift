@@ -1,4 +1,4 @@
-public import HeraldStore
+import HeraldStore
 import HeraldCore
 
 /// The value of one etcd log key: the commands one transaction appended to one partition, in

@@ -30,7 +30,7 @@ public struct EtcdLogWindow: LogWindowBackend {
     var trimmerKey: [UInt8] { Array((self.prefix + "trimmer").utf8) }
 
     public func publishApplied(_ position: LogPosition, member: String, lease: MemberLease) async throws {
-        try await self.etcd { try await self.client.put(self.appliedPrefix + Array(member.utf8), Array(String(position).utf8), lease: lease.id) }
+        _ = try await self.etcd { try await self.client.put(self.appliedPrefix + Array(member.utf8), Array(String(position).utf8), lease: lease.id) }
     }
 
     public func appliedPositions() async throws -> [String: LogPosition] {
@@ -63,7 +63,7 @@ public struct EtcdLogWindow: LogWindowBackend {
 
     public func trim(through position: LogPosition, limit: Int) async throws -> Int {
         if try await self.trimPoint() < position {
-            try await self.etcd { try await self.client.put(self.log.trimKey, Array(String(position).utf8)) }
+            _ = try await self.etcd { try await self.client.put(self.log.trimKey, Array(String(position).utf8)) }
         }
         var deletes: [EtcdOperation] = []
         var deleted = 0

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldDelivery
 
 /// One `failed-push` entry of gorush's response `logs` and feedback webhook (gorush-api.md §3.1).
 struct GorushLogEntry: Sendable, Hashable {
@@ -32,6 +33,14 @@ struct GorushLogEntry: Sendable, Hashable {
 
     /// gorush's `hide_token` (on by default): the first and last 10 characters become `*`, and a
     /// token shorter than 20 characters is masked whole.
+    /// A Web Push subscription is masked as its endpoint alone: the rest is its keys, and the
+    /// middle of them would still be most of the `auth` secret.
+    static func mask(_ token: String, platform: String) -> String {
+        guard platform == "webpush" else { return Self.mask(token) }
+        guard let subscription = try? WebPushSubscription(token: token) else { return String(repeating: "*", count: 20) }
+        return Self.mask(subscription.endpoint.url)
+    }
+
     static func mask(_ token: String) -> String {
         let characters = Array(token)
         guard characters.count >= 20 else { return String(repeating: "*", count: characters.count) }

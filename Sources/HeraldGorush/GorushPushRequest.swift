@@ -56,11 +56,22 @@ public struct GorushNotification: Sendable {
     /// Legacy FCM field, mapped to `android.ttl`.
     var timeToLive: Int64?
 
-    /// gorush's platform numbers.
+    /// gorush's platform numbers, and Herald's Web Push (4), which gorush lacks.
     enum PlatformNumber: Int {
         case ios = 1
         case android = 2
         case huawei = 3
+        case webPush = 4
+
+        /// The name gorush's logs and counters give the platform.
+        var name: String {
+            switch self {
+            case .ios: "ios"
+            case .android: "android"
+            case .huawei: "huawei"
+            case .webPush: "webpush"
+            }
+        }
     }
 
     /// The platforms Herald delivers to; gorush drops entries of any other platform silently.
@@ -68,15 +79,17 @@ public struct GorushNotification: Sendable {
         switch self.platform.flatMap(PlatformNumber.init(rawValue:)) {
         case .ios: .ios
         case .android: .android
+        case .webPush: .webPush
         default: nil
         }
     }
 
     /// The target count gorush reports for this entry: one per token, plus one for any non-empty
     /// topic, even on iOS where the topic is only the APNs topic (gorush-api.md §3). `to` is not
-    /// counted: gorush appends it to the tokens later, in its worker.
+    /// counted: gorush appends it to the tokens later, in its worker. A Web Push entry's topic
+    /// names its app and is no target.
     var targetCount: Int {
-        (self.tokens?.count ?? 0) + ((self.topic ?? "").isEmpty ? 0 : 1)
+        (self.tokens?.count ?? 0) + ((self.topic ?? "").isEmpty || self.enabledPlatform == .webPush ? 0 : 1)
     }
 
     /// The tokens an Android entry is sent to: `tokens`, then `to` (gorush appends it).

@@ -135,7 +135,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         // Each entry taken whole or not at all, every entry of the request in one journal write.
         let accepted = await dispatcher.accept(each: entries.map { self.pushes(of: $0).map(\.push) })
         for (entry, taken) in zip(entries, accepted) where !taken {
-            let platform = entry.enabledPlatform == .android ? "android" : "ios"
+            let platform = entry.enabledPlatform?.name ?? "ios"
             let tokens = entry.enabledPlatform == .android ? entry.androidTokens : entry.tokens ?? []
             for token in tokens {
                 self.statistics.pushed(platform: platform, succeeded: false)
@@ -151,7 +151,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         let results = await providers.send(all: pushes)
         for (push, result) in zip(pushes, results) {
             let delivered = if case .success(.delivered) = result { true } else { false }
-            statistics.pushed(platform: push.device.platform == .fcm ? "android" : "ios", succeeded: delivered)
+            statistics.pushed(platform: Self.platformName(push.device.platform), succeeded: delivered)
         }
     }
 
@@ -168,8 +168,19 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
             }
         case .android:
             return entry.fcmNotifications().map { ($0, "android") }
+        case .webPush:
+            return entry.webPushNotifications().map { ($0, "webpush") }
         case .huawei, nil:
             return []
+        }
+    }
+
+    /// gorush's name of a push's platform, for its counters.
+    static func platformName(_ platform: Platform) -> String {
+        switch platform {
+        case .fcm: "android"
+        case .webPush: "webpush"
+        default: "ios"
         }
     }
 
@@ -222,7 +233,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         GorushLogEntry(
             notifID: entry.notifID,
             platform: platform,
-            token: self.configuration.hideTokens ? GorushLogEntry.mask(token) : token,
+            token: self.configuration.hideTokens ? GorushLogEntry.mask(token, platform: platform) : token,
             message: entry.message ?? "",
             error: error,
             isTransient: isTransient

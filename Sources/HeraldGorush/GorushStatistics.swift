@@ -11,6 +11,8 @@ public final class GorushStatistics: Sendable {
         var iosError = 0
         var androidSuccess = 0
         var androidError = 0
+        var webPushSuccess = 0
+        var webPushError = 0
     }
 
     private let counts = NIOLockedValueBox(Counts())
@@ -19,6 +21,8 @@ public final class GorushStatistics: Sendable {
     private let iosError: Counter
     private let androidSuccess: Counter
     private let androidFail: Counter
+    private let webPushSuccess: Counter
+    private let webPushError: Counter
     private let rateLimitedRequests: Counter
 
     public init(factory: any MetricsFactory) {
@@ -27,6 +31,8 @@ public final class GorushStatistics: Sendable {
         self.iosError = Counter(label: "gorush_ios_error", factory: factory)
         self.androidSuccess = Counter(label: "gorush_android_success", factory: factory)
         self.androidFail = Counter(label: "gorush_android_fail", factory: factory)
+        self.webPushSuccess = Counter(label: "herald_gorush_webpush_success_total", factory: factory)
+        self.webPushError = Counter(label: "herald_gorush_webpush_error_total", factory: factory)
         self.rateLimitedRequests = Counter(label: "herald_gorush_rate_limited_total", factory: factory)
     }
 
@@ -45,6 +51,8 @@ public final class GorushStatistics: Sendable {
             switch (platform, succeeded) {
             case ("ios", true): counts.iosSuccess += 1
             case ("ios", false): counts.iosError += 1
+            case ("webpush", true): counts.webPushSuccess += 1
+            case ("webpush", false): counts.webPushError += 1
             case (_, true): counts.androidSuccess += 1
             case (_, false): counts.androidError += 1
             }
@@ -52,6 +60,8 @@ public final class GorushStatistics: Sendable {
         switch (platform, succeeded) {
         case ("ios", true): self.iosSuccess.increment()
         case ("ios", false): self.iosError.increment()
+        case ("webpush", true): self.webPushSuccess.increment()
+        case ("webpush", false): self.webPushError.increment()
         case (_, true): self.androidSuccess.increment()
         case (_, false): self.androidFail.increment()
         }
@@ -74,6 +84,8 @@ public final class GorushStatistics: Sendable {
             ("ios", platform(counts.iosSuccess, counts.iosError)),
             ("android", platform(counts.androidSuccess, counts.androidError)),
             ("huawei", platform(0, 0)),
+            // Herald's: gorush has no Web Push platform.
+            ("webpush", platform(counts.webPushSuccess, counts.webPushError)),
         ])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 public import HeraldConfig
+import HeraldCore
 
 /// The Matrix push gateway's section, `matrix.*`: which Herald app each pusher `app_id` pushes
 /// through, and how long a notify may take.
@@ -28,7 +29,7 @@ public struct MatrixConfiguration: ConfigurationSectionValue {
             "matrix.apps",
             .list,
             default: nil,
-            help: "Pushers' `app_id`s and the app each pushes through, as `app_id=app` (or `app_id=app:apns`, `:fcm` when the app has both): `im.vector.app.ios.prod=element, im.vector.app.android=element-droid`. An `app_id` may be a glob (`*`, `?`); exact names win. Turns on `POST /_matrix/push/v1/notify`."
+            help: "Pushers' `app_id`s and the app each pushes through, as `app_id=app` (or `app_id=app:apns`, `:fcm`, `:webpush` when the app has several providers; a Web Push pusher's pushkey is its subscription's `p256dh`, with `data.endpoint` and `data.auth`): `im.vector.app.ios.prod=element, im.vector.app.android=element-droid`. An `app_id` may be a glob (`*`, `?`); exact names win. Turns on `POST /_matrix/push/v1/notify`."
         ),
         ConfigurationKey(
             "matrix.deadline",
@@ -60,7 +61,7 @@ public struct MatrixConfiguration: ConfigurationSectionValue {
         var routes: [MatrixAppRoute] = []
         for item in try section.list("apps") {
             guard let route = MatrixAppRoute(item) else {
-                throw section.error("apps", "'\(item)' is not app_id=app (or app_id=app:apns, app_id=app:fcm)")
+                throw section.error("apps", "'\(item)' is not app_id=app (or app_id=app:apns, app_id=app:fcm, app_id=app:webpush)")
             }
             routes.append(route)
         }
@@ -76,7 +77,7 @@ public struct MatrixConfiguration: ConfigurationSectionValue {
 /// One `matrix.apps` entry.
 public struct MatrixAppRoute: Sendable, Hashable {
     public enum Platform: String, Sendable, Hashable {
-        case apns, fcm
+        case apns, fcm, webpush
     }
 
     public var appID: String
@@ -96,35 +97,11 @@ public struct MatrixAppRoute: Sendable, Hashable {
         }
     }
 
-    var isGlob: Bool { self.appID.contains("*") || self.appID.contains("?") }
+    var isGlob: Bool { Glob(self.appID).hasWildcard }
 
-    /// Sygnal's glob: `*` any run (dots too), `?` one character, the rest literal, whole name,
-    /// case-sensitive.
+    /// Sygnal's glob: whole name, case-sensitive.
     func matches(_ appID: String) -> Bool {
-        Self.glob(Array(self.appID.unicodeScalars)[...], Array(appID.unicodeScalars)[...])
-    }
-
-    private static func glob(_ pattern: ArraySlice<Unicode.Scalar>, _ text: ArraySlice<Unicode.Scalar>) -> Bool {
-        var p = pattern.startIndex
-        var t = text.startIndex
-        var star: (pattern: Int, text: Int)?
-        while t < text.endIndex {
-            if p < pattern.endIndex, pattern[p] == "?" || pattern[p] == text[t] {
-                p += 1
-                t += 1
-            } else if p < pattern.endIndex, pattern[p] == "*" {
-                star = (p, t)
-                p += 1
-            } else if let last = star {
-                p = last.pattern + 1
-                t = last.text + 1
-                star = (last.pattern, last.text + 1)
-            } else {
-                return false
-            }
-        }
-        while p < pattern.endIndex, pattern[p] == "*" { p += 1 }
-        return p == pattern.endIndex
+        Glob(self.appID).matches(appID)
     }
 }
 

@@ -15,20 +15,23 @@ public struct MatrixFrontDoor: FrontDoor {
     public static func make(configuration: MatrixConfiguration, context: FrontDoorContext) throws -> MatrixFrontDoor? {
         guard configuration.isEnabled else { return nil }
         guard let providers = context.delivery else {
-            throw ConfigurationError(.invalidValue, "the Matrix gateway needs the apps it pushes to: configure apps.<app>.apns.* or apps.<app>.fcm.*")
+            throw ConfigurationError(.invalidValue, "the Matrix gateway needs the apps it pushes to: configure apps.<app>.apns.*, apps.<app>.fcm.* or apps.<app>.webpush.*")
         }
         for route in configuration.apps {
-            let apns = providers.provider(app: route.app, platform: .apns) != nil
-            let fcm = providers.provider(app: route.app, platform: .fcm) != nil
-            switch route.platform {
-            case .apns? where !apns, .fcm? where !fcm:
-                throw ConfigurationError(.invalidValue, "configuration key matrix.apps maps \(route.appID) to \(route.app):\(route.platform!.rawValue), which has no such credentials (apps.\(route.app).\(route.platform!.rawValue).*)")
-            case nil where apns && fcm:
-                throw ConfigurationError(.invalidValue, "configuration key matrix.apps maps \(route.appID) to \(route.app), which has APNs and FCM: say \(route.app):apns or \(route.app):fcm")
-            case nil where !apns && !fcm:
+            let has: [MatrixAppRoute.Platform] = [
+                providers.provider(app: route.app, platform: .apns) != nil ? .apns : nil,
+                providers.provider(app: route.app, platform: .fcm) != nil ? .fcm : nil,
+                providers.provider(app: route.app, platform: .webPush) != nil ? .webpush : nil,
+            ].compactMap { $0 }
+            if let platform = route.platform {
+                guard has.contains(platform) else {
+                    throw ConfigurationError(.invalidValue, "configuration key matrix.apps maps \(route.appID) to \(route.app):\(platform.rawValue), which has no such credentials (apps.\(route.app).\(platform.rawValue).*)")
+                }
+            } else if has.isEmpty {
                 throw ConfigurationError(.invalidValue, "configuration key matrix.apps maps \(route.appID) to \(route.app), which is not an app with credentials (apps.\(route.app).*)")
-            default:
-                break
+            } else if has.count > 1 {
+                let names = has.map(\.rawValue)
+                throw ConfigurationError(.invalidValue, "configuration key matrix.apps maps \(route.appID) to \(route.app), which has \(names.joined(separator: " and ")): say \(names.map { route.app + ":" + $0 }.joined(separator: " or "))")
             }
         }
         let gateway = MatrixGateway(

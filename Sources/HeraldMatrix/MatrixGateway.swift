@@ -163,9 +163,11 @@ public struct MatrixGateway: Sendable {
                 return .rejected("the provider said this pushkey is dead")
             }
         }
-        guard device.hasUsableDefaultPayload else { return .rejected("data.default_payload is not an object") }
+        let platform = self.platform(of: route)
+        // Sygnal's WebPush pushkin ignores a default payload that is no object; the others reject it.
+        guard platform == .webPush || device.hasUsableDefaultPayload else { return .rejected("data.default_payload is not an object") }
         let push: PushNotification
-        switch self.notification(for: device, of: notification, route: route) {
+        switch self.notification(for: device, of: notification, route: route, platform: platform) {
         case .push(let built): push = built
         case .nothing: return .skipped
         case .refused(let result): return result
@@ -176,22 +178,28 @@ public struct MatrixGateway: Sendable {
         return await self.once(eventID, now: now) { await self.send(push, pushkeyID: pushkeyID, now: now) }
     }
 
-    private enum Built {
+    enum Built {
         case push(PushNotification)
         case nothing
         case refused(DeviceResult)
     }
 
-    private func notification(for device: MatrixNotification.Device, of notification: MatrixNotification, route: MatrixAppRoute) -> Built {
-        let platform: Platform
+    /// The provider a route names, else the app's APNs, FCM or Web Push provider, in that order.
+    private func platform(of route: MatrixAppRoute) -> Platform {
         switch route.platform {
-        case .apns?: platform = .apns
-        case .fcm?: platform = .fcm
+        case .apns?: return .apns
+        case .fcm?: return .fcm
+        case .webpush?: return .webPush
         case nil:
-            let apns = self.providers.provider(app: route.app, platform: .apns) != nil
-            platform = apns ? .apns : .fcm
+            return [Platform.apns, .fcm, .webPush].first { self.providers.provider(app: route.app, platform: $0) != nil } ?? .fcm
         }
+    }
+
+    private func notification(for device: MatrixNotification.Device, of notification: MatrixNotification, route: MatrixAppRoute, platform: Platform) -> Built {
         var push: PushNotification
+        if platform == .webPush {
+            return Self.webPush(for: device, of: notification, app: route.app, deadline: self.configuration.deadline)
+        }
         if platform == .apns {
             guard let token = MatrixPushkey.apnsToken(device.pushkey) else { return .refused(.rejected("the pushkey is not the base64 of an APNs token")) }
             guard let payload = MatrixAPNSPayload.build(notification, device: device) else { return .nothing }
@@ -209,6 +217,33 @@ public struct MatrixGateway: Sendable {
         return .push(push)
     }
 
+    /// A Web Push pusher's push as Sygnal's WebPush pushkin makes it (docs/matrix-push-facts.md
+    /// §5): the pushkey is the subscription's `p256dh`, beside `data.endpoint` and `data.auth`.
+    static func webPush(for device: MatrixNotification.Device, of notification: MatrixNotification, app: String, deadline: Duration) -> Built {
+        let data = OrderedObject(.object(device.data))
+        // A pusher that wants events only gets no badge-only update.
+        if data["events_only"] == .bool(true), (notification.eventID ?? "").isEmpty { return .nothing }
+        guard !device.pushkey.isEmpty, case .string(let endpoint)? = data["endpoint"], case .string(let auth)? = data["auth"] else {
+            return .refused(.rejected("a Web Push pusher needs a pushkey (p256dh), data.endpoint and data.auth as strings"))
+        }
+        let subscription: WebPushSubscription
+        do {
+            subscription = try WebPushSubscription(endpoint: endpoint, p256dh: device.pushkey, auth: auth)
+        } catch {
+            // Sygnal answers 500 and the homeserver retries for a day; no retry can make these keys work.
+            return .refused(.rejected("the pusher is no Web Push subscription: \(error)"))
+        }
+        guard let bytes = MatrixWebPushPayload.bytes(MatrixWebPushPayload.build(notification, device: device)) else {
+            return .refused(.skipped)
+        }
+        var push = PushNotification(id: RandomUUID.lowercased(), device: Device(platform: .webPush, token: subscription.token, app: app), payload: bytes)
+        // Sygnal's Urgency: low only for a low-priority notification.
+        push.priority = notification.isLowPriority ? .powerFirst : .powerConsiderate
+        if data["only_last_per_room"] == .bool(true), let room = notification.roomID, !room.isEmpty { push.collapseID = room }
+        push.deadline = deadline
+        return .push(push)
+    }
+
     private func send(_ push: PushNotification, pushkeyID: [UInt8], now: UInt64) async -> DeviceResult {
         let outcome: DeliveryOutcome
         do {
@@ -216,6 +251,11 @@ public struct MatrixGateway: Sendable {
         } catch {
             return .failed("not admitted: \(error.message)")
         }
+        // An endpoint the operator does not allow, a message the push service refused, a
+        // subscription made for another VAPID key: no retry helps and the pusher is not dead, so
+        // nothing is pushed and nothing rejected, as Sygnal does.
+        if push.device.platform == .webPush, case .rejected = outcome { return .skipped }
+        if push.device.platform == .webPush, outcome.failure?.code == .credentials { return .skipped }
         switch outcome {
         case .delivered:
             return .pushed

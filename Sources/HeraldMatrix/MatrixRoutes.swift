@@ -1,6 +1,6 @@
 import HeraldCore
 import HeraldFrontDoor
-public import Hummingbird
+import Hummingbird
 import NIOCore
 
 /// `POST /_matrix/push/v1/notify` for homeservers (no API token: a homeserver posts to the URL

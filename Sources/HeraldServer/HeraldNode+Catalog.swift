@@ -26,6 +26,7 @@ extension HeraldNode {
     public static let providers: [any ConfigurablePushProvider.Type] = [
         APNSProvider.self,
         FCMProvider.self,
+        WebPushProvider.self,
     ]
 
     /// The service a cluster coordinates through (`cluster.*`): its shared log and membership.

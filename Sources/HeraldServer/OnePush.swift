@@ -1,6 +1,6 @@
-public import HeraldConfig
+import HeraldConfig
 public import HeraldCore
-public import HeraldDelivery
+import HeraldDelivery
 import Foundation
 import HeraldGorush
 public import Logging
@@ -71,11 +71,14 @@ public struct OnePush: Sendable {
         let endpoint: String
         switch platform {
         case .apns: endpoint = app[APNSAppConfiguration.self]?.summary ?? "APNs"
+        case .webPush: endpoint = app[WebPushAppConfiguration.self]?.summary ?? "Web Push"
         default: endpoint = app[FCMAppConfiguration.self]?.summary ?? "FCM"
         }
         // Only this app's provider for this platform is built: another's missing key file is
         // not this push's problem.
-        if platform == .apns { app[FCMAppConfiguration.self] = nil } else { app[APNSAppConfiguration.self] = nil }
+        if platform != .apns { app[APNSAppConfiguration.self] = nil }
+        if platform != .fcm { app[FCMAppConfiguration.self] = nil }
+        if platform != .webPush { app[WebPushAppConfiguration.self] = nil }
         var only = configuration
         only.apps = [self.app: app]
         only.delivery.deviceRateLimit = 0
@@ -104,29 +107,36 @@ public struct OnePush: Sendable {
         if let response = result.answer {
             switch platform {
             case .apns: answer.apnsID = APNSResponse(response).apnsID
-            default: answer.messageName = FCMResponse(response).name
+            case .fcm: answer.messageName = FCMResponse(response).name
+            default: break
             }
         }
         return answer
     }
 
     private func platform(of app: HeraldConfiguration.App) throws -> Platform {
-        let available: [Platform] = [app[APNSAppConfiguration.self] != nil ? .apns : nil, app[FCMAppConfiguration.self] != nil ? .fcm : nil].compactMap { $0 }
+        let available: [Platform] = [
+            app[APNSAppConfiguration.self] != nil ? .apns : nil,
+            app[FCMAppConfiguration.self] != nil ? .fcm : nil,
+            app[WebPushAppConfiguration.self] != nil ? .webPush : nil,
+        ].compactMap { $0 }
         if let platform = self.platform {
             guard available.contains(platform) else {
-                throw Refusal(description: "app \(self.app) has no \(platform == .apns ? "apns" : "fcm") section")
+                throw Refusal(description: "app \(self.app) has no \(platform) section")
             }
             return platform
         }
         guard available.count == 1, let only = available.first else {
-            throw Refusal(description: available.isEmpty ? "app \(self.app) has no provider" : "app \(self.app) has APNs and FCM: say --platform ios or android")
+            throw Refusal(description: available.isEmpty ? "app \(self.app) has no provider" : "app \(self.app) has \(available.map(\.description).joined(separator: " and ")): say --platform ios, android or web")
         }
         return only
     }
 
-    /// The push gorush's `/api/push` makes of the same fields (platform 1 is iOS, 2 Android).
+    /// The push gorush's `/api/push` makes of the same fields (platform 1 is iOS, 2 Android, 4
+    /// Web Push).
     func notification(platform: Platform) throws -> PushNotification {
-        var entry: [String: Any] = ["platform": platform == .apns ? 1 : 2, "tokens": [self.token], "message": self.message]
+        let number = platform == .apns ? 1 : platform == .fcm ? 2 : 4
+        var entry: [String: Any] = ["platform": number, "tokens": [self.token], "message": self.message]
         if let title = self.title { entry["title"] = title }
         if let pushType = self.pushType { entry["push_type"] = pushType }
         if let topic = self.topic { entry["topic"] = topic }
@@ -139,7 +149,12 @@ public struct OnePush: Sendable {
         }
         guard let entry = entries.first else { throw Refusal(description: "no push in the request") }
         if platform == .fcm, let problem = entry.androidProblem { throw Refusal(description: problem) }
-        var pushes = platform == .apns ? entry.apnsNotifications() : entry.fcmNotifications()
+        var pushes: [PushNotification]
+        switch platform {
+        case .apns: pushes = entry.apnsNotifications()
+        case .fcm: pushes = entry.fcmNotifications()
+        default: pushes = entry.webPushNotifications()
+        }
         guard pushes.count == 1 else { throw Refusal(description: "the fields make \(pushes.count) pushes, not one") }
         pushes[0].device.app = self.app
         return pushes[0]

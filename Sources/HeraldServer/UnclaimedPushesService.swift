@@ -9,7 +9,7 @@ struct UnclaimedPushesService: Service, DescribedByName {
     let acceptedPushes: AcceptedPushQueues
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await self.acceptedPushes.resumeUnclaimed()
         }
         try? await gracefulShutdown()

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-public import HeraldCluster
+import HeraldCluster
 public import HeraldCore
 public import HeraldDelivery
 public import HeraldStore

@@ -1,6 +1,6 @@
 import Foundation
-public import HeraldCore
-public import HeraldDelivery
+import HeraldCore
+import HeraldDelivery
 import Logging
 
 /// Sends silent pushes (silent-sync.md §2): APNs `background` at priority 5 with

@@ -1,9 +1,9 @@
 import Foundation
-public import HeraldCluster
-public import HeraldCore
-public import HeraldDelivery
-public import HeraldStore
-public import Logging
+import HeraldCluster
+import HeraldCore
+import HeraldDelivery
+import HeraldStore
+import Logging
 
 /// The silent-sync front door's work apart from HTTP: registrations (at their partition's owner
 /// in a cluster), "sync now" sends and broadcasts.

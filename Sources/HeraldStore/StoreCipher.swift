@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+import Foundation
 public import HeraldCore
 
 /// Encrypts what the store keeps about devices — registrations (device tokens and the secrets

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldConfig
+import HeraldCore
 
 /// A Web Push message as an application server sent it (RFC 8030 §5), read from its headers
 /// and body. The body stays encrypted; only the parameters the app needs to decrypt it are
@@ -69,7 +70,7 @@ public struct RelayMessage: Sendable, Equatable {
         }
 
         if let topic = Self.single(headers["topic"]) {
-            guard (1...32).contains(topic.utf8.count), topic.utf8.allSatisfy(Self.isBase64URL) else { throw .badTopic(topic) }
+            guard (1...32).contains(topic.utf8.count), topic.utf8.allSatisfy(Base64URL.isAlphabet) else { throw .badTopic(topic) }
             self.topic = topic
         } else if headers["topic"] != nil {
             throw .badTopic((headers["topic"] ?? []).joined(separator: ", "))
@@ -103,17 +104,6 @@ public struct RelayMessage: Sendable, Equatable {
     /// base64url with or without `=` padding; the standard alphabet's `+` and `/` are refused, as
     /// both reference relays refuse them.
     static func base64URL(_ text: String) -> [UInt8]? {
-        var unpadded = Array(text.utf8)
-        while unpadded.last == UInt8(ascii: "=") { unpadded.removeLast() }
-        guard unpadded.allSatisfy(Self.isBase64URL), unpadded.count % 4 != 1 else { return nil }
-        // Byte by byte: Foundation's string replacing costs microseconds a header on Linux.
-        var base64 = unpadded.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }
-        base64 += Array(repeating: UInt8(ascii: "="), count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: Data(base64)).map(Array.init)
-    }
-
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        Base64URL.decode(text)
     }
 }

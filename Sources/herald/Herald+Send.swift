@@ -26,10 +26,10 @@ extension Herald {
         @Option(help: "The app, a key under apps.")
         var app: String
 
-        @Option(help: "The device token (APNs: hex; FCM: the registration token).")
+        @Option(help: "The device token (APNs: hex; FCM: the registration token; Web Push: the subscription's JSON).")
         var token: String
 
-        @Option(help: "ios or android; needed only when the app has both.")
+        @Option(help: "ios, android or web; needed only when the app has several providers.")
         var platform: PlatformName?
 
         @Option(help: "The alert's title.")
@@ -48,7 +48,15 @@ extension Herald {
         var sandbox = false
 
         enum PlatformName: String, ExpressibleByArgument, CaseIterable {
-            case ios, android
+            case ios, android, web
+
+            var platform: Platform {
+                switch self {
+                case .ios: .apns
+                case .android: .fcm
+                case .web: .webPush
+                }
+            }
         }
 
         func run() async throws {
@@ -62,7 +70,7 @@ extension Herald {
                 throw ExitCode(78)  // EX_CONFIG
             }
             var push = OnePush(app: self.app, token: self.token, message: self.message)
-            push.platform = self.platform.map { $0 == .ios ? Platform.apns : Platform.fcm }
+            push.platform = self.platform?.platform
             push.title = self.title
             push.pushType = self.pushType
             push.topic = self.topic

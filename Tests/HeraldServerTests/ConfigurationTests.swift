@@ -1,5 +1,6 @@
 import Foundation
 import HeraldConfig
+import HeraldCore
 import HeraldDelivery
 import HeraldServer
 import HeraldStore
@@ -126,6 +127,35 @@ import Testing
         #expect(apps["android"]?[FCMAppConfiguration.self]?.effectiveHost == "fcm.googleapis.com")
         #expect(apps["legacy"]?[FCMAppConfiguration.self] == nil)
         #expect(apps["legacy"]?[APNSAppConfiguration.self]?.certificateFile == "/keys/cert.pem")
+    }
+
+    @Test func webPushAppsReadTheirListsAndRefuseWhatCannotWork() async throws {
+        let file = """
+            apps:
+              web:
+                webpush:
+                  vapid-key-file: /keys/vapid.key
+                  vapid-subject: https://example.org/contact
+                  allowed-endpoints: ntfy.example.org, *.Push.Apple.com
+                  allowed-addresses: 10.0.0.0/8, fd00::/8
+                  ttl: 15m
+            """
+        let web = try #require(try await load(file: file).configuration.apps["web"]?[WebPushAppConfiguration.self])
+        #expect(web.allowedEndpoints.map(\.pattern) == ["ntfy.example.org", "*.push.apple.com"])
+        #expect(web.allowedAddresses.map(\.description) == ["10.0.0.0/8", "fd00::/8"])
+        #expect(web.ttl == 900)
+        #expect(web.descriptors == 64)
+        let defaults = try #require(try await load(file: "apps:\n  w:\n    webpush:\n      vapid-key-file: k\n      vapid-subject: mailto:a@b.c\n").configuration.apps["w"]?[WebPushAppConfiguration.self])
+        #expect(defaults.allowedEndpoints.map(\.pattern).contains("fcm.googleapis.com"))
+        #expect(defaults.allowedAddresses.isEmpty)
+        let noSubject = await error(file: "apps:\n  w:\n    webpush:\n      vapid-key-file: k\n")
+        #expect(noSubject?.message.contains("apps.w.webpush.vapid-subject") == true)
+        let badSubject = await error(file: "apps:\n  w:\n    webpush:\n      vapid-key-file: k\n      vapid-subject: ops@example.org\n")
+        #expect(badSubject?.message.contains("mailto:") == true)
+        let badRange = await error(file: "apps:\n  w:\n    webpush:\n      vapid-key-file: k\n      vapid-subject: mailto:a@b.c\n      allowed-addresses: 10.0.0.0/99\n")
+        #expect(badRange?.message.contains("apps.w.webpush.allowed-addresses") == true)
+        let noKey = await error(file: "apps:\n  w:\n    webpush:\n      vapid-subject: mailto:a@b.c\n")
+        #expect(noKey?.message.contains("apps.w.webpush.vapid-key-file") == true)
     }
 
     @Test func halfConfiguredProvidersNameTheMissingKey() async {

@@ -89,7 +89,7 @@ import Glibc
             try FileManager.default.createDirectory(atPath: directory + "/directory", withIntermediateDirectories: false)
             // Sparse: two gigabytes that take no disk, which a whole-file read would pull into memory.
             let huge = try #require(FileHandle(forWritingAtPath: directory + "/huge") ?? {
-                FileManager.default.createFile(atPath: directory + "/huge", contents: nil)
+                _ = FileManager.default.createFile(atPath: directory + "/huge", contents: nil)
                 return FileHandle(forWritingAtPath: directory + "/huge")
             }())
             try huge.truncate(atOffset: 2 << 30)

@@ -20,7 +20,7 @@ import Testing
 
     /// Through the open store's own environment, as a serving node writes one.
     static func snapshot(of store: LocalStore, into file: String) throws -> StoreSnapshot.Header {
-        FileManager.default.createFile(atPath: file, contents: nil)
+        _ = FileManager.default.createFile(atPath: file, contents: nil)
         let output = try #require(FileHandle(forWritingAtPath: file))
         defer { try? output.close() }
         return try store.writeSnapshot(to: output, stagingDirectory: URL(fileURLWithPath: file).deletingLastPathComponent().path)
@@ -60,7 +60,7 @@ import Testing
             let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: root + "/a.snapshot")))
             for size in [1, 7, 4096, bytes.count] {
                 let sink = root + "/sink-\(size)"
-                FileManager.default.createFile(atPath: sink, contents: nil)
+                _ = FileManager.default.createFile(atPath: sink, contents: nil)
                 let output = try #require(FileHandle(forWritingAtPath: sink))
                 var receiver = StoreSnapshot.Receiver(writingDataTo: output)
                 var offset = 0

@@ -1,5 +1,5 @@
 import Foundation
-public import HeraldCore
+import HeraldCore
 public import NIOHPACK
 
 /// A request of iOS 18 broadcast: to APNs' channel management API (create, read, delete, list

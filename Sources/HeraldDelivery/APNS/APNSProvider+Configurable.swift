@@ -1,4 +1,4 @@
-public import HeraldConfig
+import HeraldConfig
 public import HeraldCore
 
 extension APNSProvider: ConfigurablePushProvider, PooledProvider {

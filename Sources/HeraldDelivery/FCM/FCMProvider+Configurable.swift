@@ -1,5 +1,5 @@
 import Foundation
-public import HeraldConfig
+import HeraldConfig
 public import HeraldCore
 
 extension FCMProvider: ConfigurablePushProvider, PooledProvider {

@@ -1,4 +1,4 @@
-public import HeraldConfig
+import HeraldConfig
 import HeraldCore
 import Hummingbird
 public import Logging

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension Protobuf_PushNotificationRequest {
     /// A request for one notification of `type` to the installation `installationID` of the

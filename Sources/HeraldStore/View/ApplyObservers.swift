@@ -1,4 +1,4 @@
-public import HeraldCore
+import HeraldCore
 import Synchronization
 
 /// Who wants to hear of applied entries: per-registration state kept outside the view (a front

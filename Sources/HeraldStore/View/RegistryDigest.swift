@@ -1,5 +1,5 @@
 import Crypto
-public import HeraldCore
+import HeraldCore
 
 /// A fingerprint of a whole view at one instant: views that applied the same log agree on it,
 /// so nodes can be compared without shipping their records (`GET /cluster?digest=true`).

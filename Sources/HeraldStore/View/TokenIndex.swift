@@ -1,5 +1,5 @@
 import Crypto
-public import HeraldCore
+import HeraldCore
 
 /// Registrations by device token, within a scope: the view keeps one index entry per live,
 /// enabled registration (a disabled one pushes to nothing), written in the transaction that

@@ -305,8 +305,9 @@ final class FailoverCluster: Sendable {
     }
 
     /// Runs `body` with the cluster started in `directory`, and stops it however it ends.
-    static func with(nodes count: Int, leaseTTL: Int, topic: String, in directory: String, _ body: (FailoverCluster) async throws -> Void) async throws {
-        let cluster = try await Self.start(nodes: count, leaseTTL: leaseTTL, topic: topic, in: directory)
+    /// `extraYAML` is appended to every node's configuration.
+    static func with(nodes count: Int, leaseTTL: Int, topic: String, in directory: String, extraYAML: String = "", _ body: (FailoverCluster) async throws -> Void) async throws {
+        let cluster = try await Self.start(nodes: count, leaseTTL: leaseTTL, topic: topic, in: directory, extraYAML: extraYAML)
         do {
             try await body(cluster)
         } catch {
@@ -316,7 +317,7 @@ final class FailoverCluster: Sendable {
         await cluster.stop()
     }
 
-    static func start(nodes count: Int, leaseTTL: Int, topic: String, in directory: String) async throws -> FailoverCluster {
+    static func start(nodes count: Int, leaseTTL: Int, topic: String, in directory: String, extraYAML: String = "") async throws -> FailoverCluster {
         let etcd = try await EtcdCluster.start(members: 1, in: directory)
         let signing = P256.Signing.PrivateKey()
         let mock: MockAPNS
@@ -366,7 +367,7 @@ final class FailoverCluster: Sendable {
                           port: \(mock.port)
                           ca-file: \(directory)/apns-ca.pem
 
-                    """
+                    """ + extraYAML
                 try yaml.write(toFile: "\(directory)/node\(index).yaml", atomically: true, encoding: .utf8)
                 processes.append(
                     try ChildProcess(

@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func twoDoorsDeclaringOneNamespaceStopStartUp() async throws {
-        try await withTemporaryDirectory { path in
+        _ = try await withTemporaryDirectory { path in
             await #expect {
                 try await self.node(path, frontDoors: Self.frontDoors + [ImpostorFrontDoor.self])
             } throws: { error in

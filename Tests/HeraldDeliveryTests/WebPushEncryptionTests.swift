@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
-import HeraldBench
+import HeraldDelivery
 import Testing
 
-/// The benchmark's Web Push sender against RFC 8291 Appendix A and the relay page's `aesgcm`
+/// The Web Push encryption (the provider's and the relay benchmark's) against RFC 8291 Appendix A and the relay page's `aesgcm`
 /// vector (webpush-relay.md §8.1, §8.3): same keys and salt, same bytes.
 @Suite struct WebPushEncryptionTests {
     static func bytes(_ base64URL: String) -> [UInt8] {
@@ -43,19 +43,5 @@ import Testing
         #expect(message.body == Self.bytes("4qwOLFm_mNy0vf1A8f3Bm6B5UD15y3aV_xZy14pixUhcPTIoZKHzq5i3dZ6PzqSMxBI_-VDUZ4jW04M"))
         #expect(message.headers.first { $0.0 == "Encryption" }?.1 == "salt=DGv6ra1nlYgDCS1FRnbzlw")
         #expect(message.headers.first { $0.0 == "Crypto-Key" }?.1 == "dh=BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8")
-    }
-
-    @Test func scenarioSendsMastodonShapedRequests() throws {
-        let scenario = try WebPushRelayScenario(devices: 3, encoding: .aesgcm, payloadSize: 400, pool: 2)
-        let request = scenario.request(4)
-        #expect(request.path == "/relay-to/production/" + String(repeating: "0", count: 63) + "1")
-        #expect(request.contentType == "application/octet-stream")
-        let names = request.headers.map(\.0)
-        #expect(names == ["TTL", "Urgency", "Content-Encoding", "Encryption", "Crypto-Key"])
-        #expect(request.body.count == 2 + 400 + 16, "padding length, plaintext, tag")
-        #expect(scenario.errorKind(status: 201, body: []) == nil)
-        #expect(scenario.errorKind(status: 429, body: []) == "http_429")
-        let fcm = try WebPushRelayScenario(devices: 3, encoding: .aes128gcm, payloadSize: 400, fcmApp: "droid", pool: 1)
-        #expect(fcm.request(0).path.hasPrefix("/relay-to-fcm/droid/bench0:"))
     }
 }

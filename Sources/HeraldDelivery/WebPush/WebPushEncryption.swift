@@ -1,9 +1,10 @@
 public import Crypto
-public import Foundation
+import Foundation
+import HeraldCore
 
 /// Encrypts a Web Push message as an application server does (RFC 8291 `aes128gcm`, and the
-/// drafts' `aesgcm` that Mastodon's legacy subscriptions use), so the relay benchmark sends real
-/// pushes. One record, no padding.
+/// drafts' `aesgcm` that Mastodon's legacy subscriptions use): the Web Push provider's messages,
+/// and the relay benchmark's. One record, no padding.
 public enum WebPushEncryption {
     public struct Message: Sendable {
         public var body: [UInt8]
@@ -74,7 +75,6 @@ public enum WebPushEncryption {
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(bytes)
     }
 }
