@@ -1,5 +1,6 @@
 public import Foundation
 public import HeraldCore
+import HeraldDelivery
 
 extension GorushNotification {
     /// The Web Push messages of a platform-4 entry, Herald's own (gorush has no Web Push target,
@@ -15,7 +16,8 @@ extension GorushNotification {
             default: nil
             }
         let app = (self.topic ?? "").isEmpty ? nil : self.topic
-        let expiration = self.expiration ?? self.timeToLive.map { now + max(0, $0) }
+        // Clamped before adding: a client's time_to_live may be any 64-bit integer.
+        let expiration = self.expiration ?? self.timeToLive.map { now + min(max(0, $0), WebPushRequest.maximumTTL) }
         return (self.tokens ?? []).map { token in
             PushNotification(
                 id: Self.newID(),

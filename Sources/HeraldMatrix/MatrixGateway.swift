@@ -226,6 +226,9 @@ public struct MatrixGateway: Sendable {
         guard !device.pushkey.isEmpty, case .string(let endpoint)? = data["endpoint"], case .string(let auth)? = data["auth"] else {
             return .refused(.rejected("a Web Push pusher needs a pushkey (p256dh), data.endpoint and data.auth as strings"))
         }
+        // An endpoint Herald will not send to (not https, user information) is dropped, as Sygnal
+        // drops one off its allow-list: the pusher may be fine for another gateway.
+        guard (try? WebPushSubscription.Endpoint(endpoint)) != nil else { return .refused(.skipped) }
         let subscription: WebPushSubscription
         do {
             subscription = try WebPushSubscription(endpoint: endpoint, p256dh: device.pushkey, auth: auth)

@@ -52,7 +52,9 @@ import Testing
         let impostor = self.member("node1", backend)
         let group = ServiceGroup(configuration: .init(services: [first, second], logger: Logger(label: "test")))
         let running = Task { try await group.run() }
-        try await waitUntil("both see two members", observing: { (first.snapshot.members.count, second.snapshot.members.count) }) { $0 == (2, 2) }
+        // Generous: early in a suite run on two busy cores the group's tasks may wait long for a
+        // thread (seen: 30 s in a fresh-clone CI beside a release build); this bounds a hang.
+        try await waitUntil("both see two members", within: .seconds(120), observing: { (first.snapshot.members.count, second.snapshot.members.count) }) { $0 == (2, 2) }
         #expect(Set(first.ownedPartitions).isDisjoint(with: second.ownedPartitions))
         #expect(first.ownedPartitions.count + second.ownedPartitions.count == 16)
 

@@ -29,13 +29,14 @@ import Testing
     @Test(arguments: [
         "127.0.0.1", "127.9.9.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1",
         "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "ff02::1",
-        "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a00:1", "2002:7f00:1::", "2001:db8::1", "::127.0.0.1",
+        "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a00:1", "64:ff9b::7f00:1", "64:ff9b:1::1", "2002:7f00:1::", "2001:db8::1",
+        "::127.0.0.1", "2001::1", "2001:2::1", "2001:10::1", "3fff::1", "5f00::1", "::ffff:0:7f00:1", "100::1",
     ])
     func addressesNoPushServiceLivesAtAreRefused(address: String) {
         #expect(!Self.policy().isAllowed(address))
     }
 
-    @Test(arguments: ["8.8.8.8", "142.250.74.106", "172.32.0.1", "192.169.0.1", "2a00:1450:4001:80b::200a", "2606:4700::1111", "::ffff:8.8.8.8"])
+    @Test(arguments: ["8.8.8.8", "142.250.74.106", "172.32.0.1", "192.169.0.1", "2a00:1450:4001:80b::200a", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"])
     func publicAddressesAreAllowed(address: String) {
         #expect(Self.policy().isAllowed(address))
     }
@@ -62,14 +63,14 @@ import Testing
 
     @Test func aHostResolvingIntoTheOperatorsNetworkIsRefusedAfterResolution() async throws {
         let policy = Self.policy(["*"], ["rebind.example.org": ["10.0.0.5", "::1"], "mixed.example.org": ["::1", "2606:4700::1", "10.0.0.1", "93.184.215.14"]])
-        await #expect(throws: WebPushEndpointError.self) { try await policy.address(for: try Self.endpoint("https://rebind.example.org/x")) }
-        #expect(try await policy.address(for: try Self.endpoint("https://mixed.example.org/x")) == "93.184.215.14", "a public address, IPv4 first")
-        await #expect(throws: WebPushEndpointError.self) { try await policy.address(for: try Self.endpoint("https://169.254.169.254/latest")) }
+        await #expect(throws: WebPushEndpointError.self) { try await policy.allowedAddresses(for: try Self.endpoint("https://rebind.example.org/x")) }
+        #expect(try await policy.allowedAddresses(for: try Self.endpoint("https://mixed.example.org/x")) == ["93.184.215.14", "2606:4700::1"], "public addresses, IPv4 first")
+        await #expect(throws: WebPushEndpointError.self) { try await policy.allowedAddresses(for: try Self.endpoint("https://169.254.169.254/latest")) }
     }
 
     @Test func aNameThatDoesNotResolveIsUnavailableNotRefused() async throws {
         do {
-            _ = try await Self.policy().address(for: try Self.endpoint("https://nowhere.example.org/x"))
+            _ = try await Self.policy().allowedAddresses(for: try Self.endpoint("https://nowhere.example.org/x"))
             Issue.record("resolved")
         } catch {
             guard case .unavailable? = error as? WebPushEndpointError else { Issue.record("\(error)"); return }
@@ -81,7 +82,7 @@ import Testing
         #expect(addresses.contains("127.0.0.1") || addresses.contains("::1"))
         let policy = WebPushEndpointPolicy(allowedEndpoints: [Glob("*")])
         do {
-            _ = try await policy.address(for: try Self.endpoint("https://localhost/x"))
+            _ = try await policy.allowedAddresses(for: try Self.endpoint("https://localhost/x"))
             Issue.record("localhost was allowed")
         } catch {
             guard case .refused(let message)? = error as? WebPushEndpointError else { Issue.record("\(error)"); return }

@@ -27,6 +27,12 @@ import Testing
         #expect(try WebPushRequest(Self.notification(), defaultTTL: 900, now: 0).urgency == "normal")
     }
 
+    @Test func anyExpiryMakesATTLWithinTheLongestAPushServiceKeeps() throws {
+        #expect(try WebPushRequest(Self.notification(expiration: .min), defaultTTL: 900, now: 1_000_000).ttl == 0)
+        #expect(try WebPushRequest(Self.notification(expiration: .max), defaultTTL: 900, now: 1_000_000).ttl == WebPushRequest.maximumTTL)
+        #expect(try WebPushRequest(Self.notification(), defaultTTL: .max, now: 0).ttl == WebPushRequest.maximumTTL)
+    }
+
     @Test func aPayloadPastOneRecordIsRejected() {
         #expect(throws: Never.self) { try WebPushRequest(Self.notification(payload: WebPushRequest.maximumPayload), defaultTTL: 1, now: 0) }
         do {

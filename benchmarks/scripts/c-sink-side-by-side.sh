@@ -15,7 +15,9 @@
 #
 # Each line gives notifications a second and CPU per notification of Herald and of the sink:
 # utime + stime from /proc/PID/stat over the run, divided by the notifications, which moves far
-# less than throughput on a shared machine. One summary line at the end.
+# less than throughput on a shared machine. At the end a summary line, and the ratio line: Herald's
+# CPU per notification divided by nghttpd's per request in the 1-connection ceiling run of the same
+# sitting, with lscpu's model, since absolute figures move between machines and ratios much less.
 #
 #   benchmarks/scripts/c-sink-side-by-side.sh [notifications] [api-connections]
 #
@@ -38,6 +40,9 @@ if [ ! -x .bench-venv/bin/python ] || ! .bench-venv/bin/python -c "import aioapn
     python3 -m venv .bench-venv
     .bench-venv/bin/pip install -q "aioapns==4.0"
 fi
+
+model=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+echo "machine: $model, $(nproc) CPUs; Herald $("$bin" --version 2>/dev/null || echo "$bin")"
 
 work=$(mktemp -d)
 cleanup() {
@@ -150,3 +155,8 @@ echo "summary: ceiling $(field "$ceiling1")/$(field "$ceiling4")/s (nghttpd $(si
     "FCM 1 token $(field "$fcm1")/s at $(herald_cpu "$fcm1") µs, 10 tokens $(field "$fcm10")/s at $(herald_cpu "$fcm10") µs;" \
     "generators h2load $h2load_us µs, herald-dev bench $bench_us µs a request;" \
     "p99 $(grep -o 'p99 [0-9.]*' "$work/open-1.out" | head -1 | cut -d' ' -f2) ms at 10,000/s of 1 token, $(grep -o 'p99 [0-9.]*' "$work/open-10.out" | head -1 | cut -d' ' -f2) ms at 2,000/s of 10"
+ratio() { awk -v h="$1" -v c="$2" 'BEGIN { if (c > 0) printf "%.1f", h / c; else print "?" }'; }
+ceiling_us=$(sink_cpu "$ceiling1")
+echo "ratio to nghttpd's ceiling CPU per request ($ceiling_us µs; lscpu: $model): APNs 1 token $(ratio "$(herald_cpu "$herald1")" "$ceiling_us")×," \
+    "10 tokens $(ratio "$(herald_cpu "$herald10")" "$ceiling_us")×; FCM 1 token $(ratio "$(herald_cpu "$fcm1")" "$ceiling_us")×," \
+    "10 tokens $(ratio "$(herald_cpu "$fcm10")" "$ceiling_us")× (goals: 10 tokens ≤ 5×, 1 token ≤ 10×)"

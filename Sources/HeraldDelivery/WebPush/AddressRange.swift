@@ -50,16 +50,26 @@ public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Where no public push service is: loopback, private, shared, link-local, multicast,
-    /// documentation and reserved networks of both families, and the IPv6 forms that carry an
-    /// IPv4 address (NAT64, 6to4, Teredo) since they may carry one of those (the IANA special-
-    /// purpose registries). An endpoint resolving only into these is refused unless the
-    /// operator allows the range.
+    /// Whether `address` (16 bytes) is an IPv4 address mapped into IPv6.
+    static func isIPv4(_ address: [UInt8]) -> Bool {
+        Self.ipv4Mapped.contains(address)
+    }
+
+    static let ipv4Mapped = AddressRange("::ffff:0:0/96")!
+    /// The well-known NAT64 prefix (RFC 6052): the IPv4 address it carries decides.
+    static let nat64 = AddressRange("64:ff9b::/96")!
+    /// IPv6 global unicast: anything outside it is no public push service.
+    static let globalUnicast = AddressRange("2000::/3")!
+
+    /// Where no public push service is, of the IPv4 networks and of IPv6 global unicast:
+    /// loopback, private, shared, link-local, multicast, documentation, benchmarking and reserved
+    /// networks, and the IPv6 forms that carry an IPv4 address of their own choosing (6to4, Teredo
+    /// and the other IETF assignments of 2001::/23), from the IANA special-purpose registries. An
+    /// endpoint resolving only into these is refused unless the operator allows the range.
     public static let nonPublic: [AddressRange] = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
         "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
         "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
-        "::/96", "::1/128", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/32", "2001:db8::/32", "2002::/16",
-        "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+        "2001::/23", "2001:db8::/32", "2002::/16", "3fff::/20",
     ].map { AddressRange($0)! }
 }

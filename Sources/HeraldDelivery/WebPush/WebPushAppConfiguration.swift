@@ -100,6 +100,7 @@ public struct WebPushAppConfiguration: ProviderConfiguration {
             return range
         }
         let ttl = try section.duration("ttl")
+        guard ttl <= .seconds(WebPushRequest.maximumTTL) else { throw section.error("ttl", "must be at most 28d, the longest push services keep a message") }
         self.ttl = ttl.components.seconds
         self.caFile = try section.string("ca-file")
         self.connectionsPerHost = try section.integer("connections-per-host")

@@ -24,10 +24,11 @@ public struct WebPushEndpointPolicy: Sendable {
         self.allowedEndpoints.contains { $0.matches(endpoint.authority) }
     }
 
-    /// The address to connect to for `endpoint`: the first allowed one the host resolves to,
-    /// IPv4 before IPv6 (one address is pinned, and a host without an IPv6 route is the common
-    /// failure). Throws `refused` when the host is not allowed or none of its addresses is.
-    public func address(for endpoint: WebPushSubscription.Endpoint) async throws(WebPushEndpointError) -> String {
+    /// The addresses `endpoint`'s host may be connected at, IPv4 first (one address is pinned at
+    /// a time, and a node without an IPv6 route is the commoner failure), else in the resolver's
+    /// order. Throws `refused` when the host is not allowed or none of its addresses is,
+    /// `unavailable` when its name does not resolve.
+    public func allowedAddresses(for endpoint: WebPushSubscription.Endpoint) async throws(WebPushEndpointError) -> [String] {
         guard self.allows(endpoint) else {
             throw .refused("the endpoint's host \(endpoint.authority) is not on the allowed-endpoints list")
         }
@@ -42,18 +43,21 @@ public struct WebPushEndpointPolicy: Sendable {
             }
         }
         let allowed = addresses.filter(self.isAllowed)
-        guard let first = allowed.first(where: { !$0.contains(":") }) ?? allowed.first else {
+        guard !allowed.isEmpty else {
             throw .refused(
                 "the endpoint's host \(endpoint.host) resolves only to addresses that are not public (\(addresses.prefix(4).joined(separator: ", "))); allow them with allowed-addresses"
             )
         }
-        return first
+        return allowed.filter { !$0.contains(":") } + allowed.filter { $0.contains(":") }
     }
 
     /// Whether an address literal may be connected to.
     public func isAllowed(_ address: String) -> Bool {
-        guard let bytes = AddressRange.bytes(address) else { return false }
+        guard var bytes = AddressRange.bytes(address) else { return false }
         if self.allowedAddresses.contains(where: { $0.contains(bytes) }) { return true }
+        // Through NAT64 the IPv4 address it carries is the one reached.
+        if AddressRange.nat64.contains(bytes) { bytes = [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF] + bytes.suffix(4) }
+        guard AddressRange.isIPv4(bytes) || AddressRange.globalUnicast.contains(bytes) else { return false }
         return !AddressRange.nonPublic.contains { $0.contains(bytes) }
     }
 }

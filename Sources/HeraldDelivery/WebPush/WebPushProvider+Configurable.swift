@@ -29,14 +29,14 @@ extension WebPushProvider: ConfigurablePushProvider {
         configuration.trustRootsPEM = trustRoots
         configuration.connectionsPerHost = section.connectionsPerHost
         configuration.hosts = section.hosts
+        let vapid: VAPIDSigner
         do {
-            return try WebPushProvider(
-                configuration: configuration,
-                vapid: try VAPIDSigner(key: vapidKey, subject: section.vapidSubject ?? ""),
-                group: context.group,
-                logger: context.logger,
-                clock: context.clock
-            )
+            vapid = try VAPIDSigner(key: vapidKey, subject: section.vapidSubject ?? "")
+        } catch {
+            throw ConfigurationError(.invalidValue, "configuration key \(key): \(file): the key cannot sign ES256 (\(error))")
+        }
+        do {
+            return try WebPushProvider(configuration: configuration, vapid: vapid, group: context.group, logger: context.logger, clock: context.clock)
         } catch {
             throw ConfigurationError(.invalidValue, "configuration key apps.\(id).webpush.ca-file: not PEM certificates (\(error))")
         }

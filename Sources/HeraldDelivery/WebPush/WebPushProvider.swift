@@ -78,6 +78,7 @@ public struct WebPushProvider: Sendable {
                 connectionsPerHost: configuration.connectionsPerHost,
                 hosts: configuration.hosts,
                 connectTimeout: configuration.connectTimeout,
+                readTimeout: configuration.requestTimeout,
                 refreshAfter: configuration.addressLifetime
             ),
             group: group,
@@ -179,7 +180,7 @@ public struct WebPushProvider: Sendable {
         let endpoint = request.subscription.endpoint
         let client: HTTPClient
         do {
-            client = try await self.clients.acquire(endpoint)
+            client = try await self.clients.acquire(endpoint, within: timeout)
         } catch {
             switch error {
             case .refused(let message): return .verdict(.finish(.rejected(DeliveryFailure(.endpointRefused, message))))
@@ -191,7 +192,8 @@ public struct WebPushProvider: Sendable {
             authorization = try await self.vapid.authorization(origin: endpoint.origin)
         } catch {
             await self.clients.release(client, transportFailed: false, endpoint: endpoint)
-            return .verdict(.finish(.failed(DeliveryFailure(.credentials, "cannot sign the VAPID token: \(error)"))))
+            // Herald's own failure, not the push service's refusal of the key (`credentials`).
+            return .verdict(.finish(.failed(DeliveryFailure(.other, "cannot sign the VAPID token: \(error)"))))
         }
         do {
             var post = HTTPClientRequest(url: endpoint.url)
@@ -202,10 +204,16 @@ public struct WebPushProvider: Sendable {
             let response = try await client.execute(post, timeout: TimeAmount(timeout), logger: self.logger)
             var body: [UInt8] = []
             // Only the start of an answer is kept (the reason a person reads); a push service
-            // that streams more is not read to its end.
-            for try await chunk in response.body {
-                body += chunk.readableBytesView.prefix(4096 - body.count)
-                if body.count >= 4096 { break }
+            // that streams more is not read to its end. Once the status came it decides: a body
+            // that breaks off or stalls past the read timeout does not make a delivered push
+            // retried (and sent twice).
+            do {
+                for try await chunk in response.body {
+                    body += chunk.readableBytesView.prefix(4096 - body.count)
+                    if body.count >= 4096 { break }
+                }
+            } catch {
+                self.logger.debug("a Web Push answer's body broke off", metadata: ["endpoint": "\(endpoint.authority)", "error": "\(error)"])
             }
             await self.clients.release(client, transportFailed: false, endpoint: endpoint)
             return .answered(HTTP2Response(status: Int(response.status.code), headers: HPACKHeaders(httpHeaders: response.headers), body: body))

@@ -9,6 +9,9 @@ public struct WebPushRequest: Sendable {
     /// RFC 8030 §7.2: push services must take bodies of 4096 bytes; `aes128gcm`'s header (86
     /// bytes), the padding delimiter and the tag leave this much for the payload.
     public static let maximumPayload = 4096 - 86 - 1 - 16
+    /// The longest `TTL` sent: 28 days, what autopush and FCM keep a message at most; a push
+    /// service may refuse more.
+    public static let maximumTTL: Int64 = 28 * 86_400
 
     public var subscription: WebPushSubscription
     public var body: [UInt8]
@@ -37,7 +40,9 @@ public struct WebPushRequest: Sendable {
             throw WebPushRequestError(DeliveryFailure(.badSubscription, "cannot encrypt for keys.p256dh: \(error)"))
         }
         // An expiry in the past is "now or never", as APNs' 0: the push service tries once.
-        self.ttl = notification.expiration.map { max(0, $0 - now) } ?? defaultTTL
+        // Compared before subtracting: a client's expiry may be any 64-bit integer.
+        let ttl = notification.expiration.map { $0 <= now ? 0 : $0 - now } ?? defaultTTL
+        self.ttl = min(max(ttl, 0), Self.maximumTTL)
         self.urgency = Self.urgency(for: notification.priority)
         self.topic = notification.collapseID.map(Self.topic)
     }

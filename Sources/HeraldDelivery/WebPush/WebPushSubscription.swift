@@ -62,6 +62,11 @@ public struct WebPushSubscription: Sendable, Hashable {
             self.port = port
             self.target = target
             self.url = "https://\(host.contains(":") ? "[\(host)]" : host)\(port == 443 ? "" : ":\(port)")\(target)"
+            // The HTTP client parses this URL again and connects to the address pinned for the host
+            // it reads: a host two parsers read differently would not be the host that was checked.
+            guard host.contains(":") || URL(string: self.url)?.host?.lowercased() == host else {
+                throw WebPushSubscriptionError("the endpoint's host is not one every URL parser reads alike")
+            }
         }
     }
 

@@ -12,23 +12,12 @@ import Synchronization
 /// never told about. The lock turns that mistake into a clear error at open.
 final class StoreDirectoryLock: Sendable {
     private let descriptor: Mutex<Int32>
-    /// Tries 20 ms apart before a held lock is an error: half a second.
-    static let tries = 25
 
     init(directory: String) throws(StoreError) {
         let path = directory + "/herald.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw StoreError(.lmdb, "cannot open \(path): \(String(cString: strerror(errno)))")
-        }
-        // A child this process spawns shares the lock's open file description from the fork until
-        // its exec closes it (O_CLOEXEC), however briefly: a store closed and opened again while
-        // another thread spawns a program can find its own released lock still held. A holder that
-        // is a real other open keeps it past these few tries.
-        var tries = 0
-        while flock(fd, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK, tries < Self.tries {
-            tries += 1
-            usleep(20_000)
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let reason = errno == EWOULDBLOCK ? "another Herald process (or another open in this one) holds it" : String(cString: strerror(errno))
@@ -41,6 +30,11 @@ final class StoreDirectoryLock: Sendable {
     func release() {
         self.descriptor.withLock { fd in
             guard fd >= 0 else { return }
+            // Unlocked before closing: a child this process is spawning shares the lock's open
+            // file description from its fork until its exec closes it (O_CLOEXEC), and closing
+            // only this descriptor would leave the lock held that long, so a store closed and
+            // opened again at that moment would find itself locked out.
+            flock(fd, LOCK_UN)
             close(fd)
             fd = -1
         }

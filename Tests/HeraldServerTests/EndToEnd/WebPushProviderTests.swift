@@ -13,20 +13,38 @@ import Testing
 @Suite struct WebPushProviderTests {
     static let subject = "mailto:ops@herald.test"
 
+    /// Answers with fixed addresses, or never (a name server that does not answer).
+    struct Resolver: HostResolver {
+        var addresses: [String]?
+
+        func addresses(of host: String, port: Int) async throws -> [String] {
+            guard let addresses = self.addresses else {
+                try await Task.sleep(for: .seconds(3600))
+                return []
+            }
+            return addresses
+        }
+    }
+
     static func provider(
         _ peer: PushServicePeer,
         key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
         allowedEndpoints: [String] = ["localhost:*", "127.0.0.1:*"],
-        allowedAddresses: [String] = ["127.0.0.0/8"]
+        allowedAddresses: [String] = ["127.0.0.0/8"],
+        resolver: any HostResolver = SystemHostResolver(),
+        deadline: Duration = .seconds(30),
+        requestTimeout: Duration = .seconds(15)
     ) throws -> WebPushProvider {
         var configuration = WebPushProvider.Configuration(
             endpoints: WebPushEndpointPolicy(
                 allowedEndpoints: allowedEndpoints.map { Glob($0, caseInsensitive: true) },
-                allowedAddresses: allowedAddresses.map { AddressRange($0)! }
+                allowedAddresses: allowedAddresses.map { AddressRange($0)! },
+                resolver: resolver
             )
         )
         configuration.trustRootsPEM = [try String(contentsOfFile: peer.certificateFile, encoding: .utf8)]
-        configuration.deadline = .seconds(30)
+        configuration.deadline = deadline
+        configuration.requestTimeout = min(deadline, requestTimeout)
         return try WebPushProvider(
             configuration: configuration,
             vapid: try VAPIDSigner(key: key, subject: Self.subject),
@@ -157,6 +175,29 @@ import Testing
             #expect(outcomes[2]?.failure?.detail.contains("p256dh") == true)
             #expect(outcomes[3]?.failure?.code == .payloadTooLarge)
             #expect(outcomes.allSatisfy { $0?.result == "rejected" })
+            #expect(try peer.received().isEmpty)
+        }
+    }
+
+    @Test func aHostWhoseAddressFailsIsReachedAtItsNext() async throws {
+        try await PushServicePeer.with(subscriptions: ["a": .ok]) { peer in
+            // Nothing listens on 127.0.0.3 at the peer's port: the first pin is refused (and
+            // AsyncHTTPClient tries to connect until the attempt's timeout).
+            let provider = try Self.provider(peer, resolver: Resolver(addresses: ["127.0.0.3", "127.0.0.1"]), requestTimeout: .seconds(2))
+            #expect(Self.outcomes(await provider.send(all: [Self.push(peer.token("a"))])) == [.delivered])
+            #expect(Self.outcomes(await provider.send(all: [Self.push(peer.token("a"))])) == [.delivered], "the working address stays pinned")
+            await provider.shutdown()
+            #expect(try peer.received().count == 2)
+        }
+    }
+
+    @Test func aNameServerThatNeverAnswersEndsThePushAtItsDeadline() async throws {
+        try await PushServicePeer.with(subscriptions: ["a": .ok]) { peer in
+            let provider = try Self.provider(peer, resolver: Resolver(addresses: nil), deadline: .seconds(2))
+            let outcome = Self.outcomes(await provider.send(all: [Self.push(peer.token("a"))]))[0]
+            #expect(outcome?.failure?.code == .deadlineExceeded || outcome?.failure?.code == .retriesExhausted, "\(String(describing: outcome))")
+            #expect(outcome?.failure?.detail.contains("took longer") == true)
+            await provider.shutdown()
             #expect(try peer.received().isEmpty)
         }
     }
