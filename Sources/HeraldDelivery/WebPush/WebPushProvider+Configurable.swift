@@ -1,6 +1,7 @@
 import Foundation
 import HeraldConfig
 public import HeraldCore
+import Logging
 
 extension WebPushProvider: ConfigurablePushProvider {
     public var name: String { "webpush" }
@@ -35,6 +36,8 @@ extension WebPushProvider: ConfigurablePushProvider {
         } catch {
             throw ConfigurationError(.invalidValue, "configuration key \(key): \(file): the key cannot sign ES256 (\(error))")
         }
+        // What web apps subscribe with (`applicationServerKey`): the operator needs it, and it is public.
+        context.logger.notice("Web Push VAPID public key", metadata: ["app": "\(id)", "applicationServerKey": "\(vapid.publicKey)"])
         do {
             return try WebPushProvider(configuration: configuration, vapid: vapid, group: context.group, logger: context.logger, clock: context.clock)
         } catch {
