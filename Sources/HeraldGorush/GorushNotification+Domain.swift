@@ -9,12 +9,7 @@ extension GorushNotification {
     public func apnsNotifications() -> [PushNotification] {
         let tokens = self.tokens ?? []
         let payload = self.apnsPayload()
-        let priority: PushNotification.Priority? =
-            switch self.priority {
-            case "high": .immediate
-            case "normal": .powerConsiderate
-            default: nil
-            }
+        let priority = self.pushPriority
         let topic = (self.topic ?? "").isEmpty ? nil : self.topic
         return tokens.map { token in
             // A caller's apns-id names one push; with several tokens each needs its own.

@@ -23,12 +23,7 @@ extension GorushNotification {
     /// for `condition`, each carrying the message gorush would build (gorush-api.md §2.3, §2.5).
     public func fcmNotifications() -> [PushNotification] {
         let payload = self.fcmPayload()
-        let priority: PushNotification.Priority? =
-            switch self.priority {
-            case "high": .immediate
-            case "normal": .powerConsiderate
-            default: nil
-            }
+        let priority = self.pushPriority
         func push(_ device: Device, payload: [UInt8]) -> PushNotification {
             PushNotification(id: Self.newID(), device: device, payload: payload, priority: priority, callerReference: self.notifID)
         }

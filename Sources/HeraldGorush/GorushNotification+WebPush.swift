@@ -9,12 +9,7 @@ extension GorushNotification {
     /// Herald app when there are several.
     public func webPushNotifications(now: Int64 = Int64(Date().timeIntervalSince1970)) -> [PushNotification] {
         let payload = self.webPushPayload()
-        let priority: PushNotification.Priority? =
-            switch self.priority {
-            case "high": .immediate
-            case "normal": .powerConsiderate
-            default: nil
-            }
+        let priority = self.pushPriority
         let app = (self.topic ?? "").isEmpty ? nil : self.topic
         // Clamped before adding: a client's time_to_live may be any 64-bit integer.
         let expiration = self.expiration ?? self.timeToLive.map { now + min(max(0, $0), WebPushRequest.maximumTTL) }

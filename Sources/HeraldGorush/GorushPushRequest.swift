@@ -92,6 +92,16 @@ public struct GorushNotification: Sendable {
         (self.tokens?.count ?? 0) + ((self.topic ?? "").isEmpty || self.enabledPlatform == .webPush ? 0 : 1)
     }
 
+    /// gorush's `priority` in Herald's terms, the same for every platform: `high` wakes the
+    /// device, `normal` is power-considerate, anything else leaves the provider's default.
+    var pushPriority: PushNotification.Priority? {
+        switch self.priority {
+        case "high": .immediate
+        case "normal": .powerConsiderate
+        default: nil
+        }
+    }
+
     /// The tokens an Android entry is sent to: `tokens`, then `to` (gorush appends it).
     var androidTokens: [String] {
         var tokens = self.tokens ?? []

@@ -228,7 +228,7 @@ public struct MatrixGateway: Sendable {
         }
         // An endpoint Herald will not send to (not https, user information) is dropped, as Sygnal
         // drops one off its allow-list: the pusher may be fine for another gateway.
-        guard (try? WebPushSubscription.Endpoint(endpoint)) != nil else { return .refused(.skipped) }
+        guard let endpoint = try? WebPushSubscription.Endpoint(endpoint) else { return .refused(.skipped) }
         let subscription: WebPushSubscription
         do {
             subscription = try WebPushSubscription(endpoint: endpoint, p256dh: device.pushkey, auth: auth)

@@ -80,7 +80,11 @@ public struct WebPushSubscription: Sendable, Hashable {
     /// `p256dh`, `data.endpoint`, `data.auth`). Keys are base64url, padded or not; the standard
     /// alphabet is read too, since some clients write it.
     public init(endpoint: String, p256dh: String, auth: String) throws(WebPushSubscriptionError) {
-        let endpoint = try Endpoint(endpoint)
+        try self.init(endpoint: try Endpoint(endpoint), p256dh: p256dh, auth: auth)
+    }
+
+    /// The subscription of an endpoint already read, and its keys as text.
+    public init(endpoint: Endpoint, p256dh: String, auth: String) throws(WebPushSubscriptionError) {
         guard let key = Base64URL.decode(p256dh, acceptingStandardAlphabet: true) else {
             throw WebPushSubscriptionError("keys.p256dh is not base64url")
         }
