@@ -25,6 +25,10 @@ public protocol FrontDoor: Sendable {
     /// Adds its routes. The node passes its API group, which requires `api.bearer-token` when set.
     func registerRoutes(on router: some RouterMethods<HeraldRequestContext>)
 
+    /// Routes among those `registerRoutes` adds that the API listener may also answer without
+    /// the router (`DirectRoute`), behind the same API authentication.
+    var directRoutes: [any DirectRoute] { get }
+
     /// Adds routes outside the API's authentication, for protocols whose clients cannot send
     /// Herald's bearer token and authenticate their own way (Web Push senders and VAPID).
     func registerPublicRoutes(on router: some RouterMethods<HeraldRequestContext>)
@@ -45,6 +49,8 @@ extension FrontDoor {
     public static func storeSpaces(configuration: Configuration) -> StoreSpaces { StoreSpaces() }
 
     public var services: [any Service] { [] }
+
+    public var directRoutes: [any DirectRoute] { [] }
 
     public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {}
 

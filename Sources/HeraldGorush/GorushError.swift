@@ -1,5 +1,6 @@
 public import HeraldCluster
 public import HeraldCore
+import HeraldFrontDoor
 public import Hummingbird
 import NIOCore
 
@@ -76,14 +77,16 @@ public struct GorushError: CodedError, HTTPResponseError {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let answer = self.directResponse
+        return Response(status: answer.status, headers: answer.headers, body: ResponseBody(byteBuffer: answer.body))
+    }
+
+    /// The answer, for the router and for `POST /api/push` answered from the pipeline alike.
+    var directResponse: DirectResponse {
         let body = JSONValue.object([("code", .number(Double(self.status.code))), ("message", .string(self.message))])
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter = self.retryAfter { headers[.retryAfter] = String(retryAfter) }
-        return Response(
-            status: self.status,
-            headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.bytes))
-        )
+        return DirectResponse(status: self.status, headers: headers, body: ByteBuffer(bytes: body.bytes))
     }
 }
 

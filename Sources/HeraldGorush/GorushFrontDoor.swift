@@ -41,6 +41,8 @@ public struct GorushFrontDoor: FrontDoor {
         self.routes.register(on: router)
     }
 
+    public var directRoutes: [any DirectRoute] { [self.routes] }
+
     public func registerInternalRoutes(on router: some RouterMethods<HeraldRequestContext>) {
         self.routes.registerInternal(on: router)
     }

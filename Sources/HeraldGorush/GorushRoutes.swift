@@ -96,7 +96,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
     /// gorush's answer to a push request: delivered (sync) or queued (async), with the failures,
     /// and whether it is worth keeping for a repeat: not when every target failed in a way a
     /// repeat may get past (a full queue, a provider's transient trouble).
-    private func answer(_ body: [UInt8], client: String?) async throws -> (status: Int, body: [UInt8], keep: Bool) {
+    func answer(_ body: [UInt8], client: String?) async throws -> (status: Int, body: [UInt8], keep: Bool) {
         // A refusal renders gorush's own answer through the router.
         let notifications = try GorushPushRequest.decode(body, limits: self.configuration.limits)
         let enabled = notifications.filter { $0.enabledPlatform != nil }
@@ -251,10 +251,12 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         Self.json(status: status, value.bytes)
     }
 
+    static var jsonContentType: String { "application/json; charset=utf-8" }
+
     static func json(status: HTTPResponse.Status, _ body: [UInt8]) -> Response {
         Response(
             status: status,
-            headers: [.contentType: "application/json; charset=utf-8"],
+            headers: [.contentType: Self.jsonContentType],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
         )
     }

@@ -46,10 +46,10 @@ extension HeraldNode {
         let server = basis.configuration.server
         return Application(
             router: routes.api,
-            server: Self.http1(server, onTimeout: listeners.requestTimeouts),
+            server: Self.http1(server, direct: routes.direct, onTimeout: listeners.requestTimeouts),
             configuration: .init(
                 address: .hostname(server.host, port: server.port),
-                serverName: "herald",
+                serverName: Self.apiServerName,
                 backlog: 1024,
                 availableConnectionsDelegate: MaximumAvailableConnections(Self.apiConnections(basis.configuration), logger: basis.logger)
             ),
@@ -102,12 +102,16 @@ extension HeraldNode {
         return ListenerService(listener: application, keys: "server.host and cluster.internal-port", address: "\(server.host):\(port)")
     }
 
+    /// The API port's `Server` header, on the router's answers and the pipeline's.
+    static var apiServerName: String { "herald" }
+
     /// Every listener speaks HTTP/1.1 under the same timeouts.
     private static func http1(
         _ server: HeraldConfiguration.Server,
         tls: TLSConfiguration? = nil,
+        direct: DirectRouting? = nil,
         onTimeout: @escaping @Sendable () -> Void
     ) -> HTTPServerBuilder {
-        .heraldHTTP1(idleTimeout: server.idleTimeout, requestTimeout: server.requestTimeout, tls: tls, onTimeout: onTimeout)
+        .heraldHTTP1(idleTimeout: server.idleTimeout, requestTimeout: server.requestTimeout, tls: tls, direct: direct, onTimeout: onTimeout)
     }
 }

@@ -14,13 +14,16 @@ extension HeraldNode {
         let operations: Router<HeraldRequestContext>?
         /// What other nodes forward, when the cluster has mutual TLS.
         let forwarded: Router<HeraldRequestContext>?
+        /// What the API listener answers from the pipeline; `nil` with `server.direct-routes: false`.
+        let direct: DirectRouting?
     }
 
     /// Metrics come first, so that they see every route of the API port.
     static func makeRoutes(_ basis: Basis, log: any CommandLog, cluster: Cluster?, delivery: Delivery, frontDoors: [any FrontDoor]) -> Routes {
         // HEAD is answered wherever GET is, as RFC 9110 asks of every server.
         let router = Router(context: HeraldRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: HTTPMetricsMiddleware(factory: basis.metrics))
+        let requestMetrics = HTTPRequestMetrics(factory: basis.metrics)
+        router.add(middleware: HTTPMetricsMiddleware(requestMetrics))
         router.add(middleware: TransferCodingMiddleware())
         let operations = Self.makeOperationsRoutes(basis, log: log, cluster: cluster, delivery: delivery)
         operations.register(on: router)
@@ -53,7 +56,13 @@ extension HeraldNode {
         APNSChannelRoutes(providers: delivery.providers).register(on: api)
         for frontDoor in frontDoors { frontDoor.registerPublicRoutes(on: router) }
         let forwarded = Self.addForwardedRoutes(to: router, basis, cluster: cluster, frontDoors: frontDoors, deadTokens: delivery.deadTokens)
-        return Routes(api: router, operations: operationsRouter, forwarded: forwarded)
+        let direct = DirectRouting(
+            routes: frontDoors.flatMap(\.directRoutes),
+            bearerToken: basis.configuration.api.bearerToken,
+            metrics: requestMetrics,
+            serverName: Self.apiServerName
+        )
+        return Routes(api: router, operations: operationsRouter, forwarded: forwarded, direct: basis.configuration.server.directRoutes ? direct : nil)
     }
 
     private static func makeOperationsRoutes(_ basis: Basis, log: any CommandLog, cluster: Cluster?, delivery: Delivery) -> OperationsRoutes {

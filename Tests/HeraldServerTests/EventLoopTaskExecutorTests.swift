@@ -8,6 +8,7 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import Testing
+import HeraldDelivery
 @testable import HeraldServer
 
 /// A connection's work runs on its channel's event loop, and stays there across the awaits of

@@ -26,6 +26,7 @@ extension HeraldConfiguration.Server {
         self.idleTimeout = try section.duration("idle-timeout", atLeast: .milliseconds(100))
         self.requestTimeout = try section.duration("request-timeout", atLeast: .milliseconds(100))
         self.maxConnections = try section.integer("max-connections")
+        self.directRoutes = try section.bool("direct-routes")
         if section.isSet("operations-port") {
             let port = try section.integer("operations-port")
             guard port > 0 else { throw section.error("operations-port", "'0' is not a port number from 1 to 65535") }

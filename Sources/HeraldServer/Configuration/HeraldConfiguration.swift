@@ -19,6 +19,9 @@ public struct HeraldConfiguration: Sendable, Hashable {
         /// A port of its own for `/healthz`, `/readyz`, `/metrics` and `/cluster`, which API
         /// traffic cannot crowd out; `nil` serves them on the API port only.
         public var operationsPort: Int?
+        /// Busy front-door routes (gorush's `POST /api/push`) answered from the connection's
+        /// pipeline instead of through the router; `false` sends every request to the router.
+        public var directRoutes = true
     }
 
     public struct Store: Sendable, Hashable {
@@ -194,6 +197,12 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .port,
             default: nil,
             help: "A second port for `/healthz`, `/readyz`, `/metrics` and `/cluster` (still on the API port too), with its own 64 connections, so probes and scrapes answer while API clients hold every connection of the API port."
+        ),
+        ConfigurationKey(
+            "server.direct-routes",
+            .bool,
+            default: "true",
+            help: "Answer gorush's `POST /api/push` from the connection's pipeline, without a task, request context and middleware chain a request (the same answers, metrics and limits; requests with an `Idempotency-Key`, a chunked body or no API token still go through the router). `false` sends every request through the router."
         ),
         ConfigurationKey("store.path", .string, default: "./herald-data", help: "Directory of the node's LMDB store (created if missing)."),
         ConfigurationKey(

@@ -1,3 +1,4 @@
+import HeraldDelivery
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
@@ -10,17 +11,20 @@ extension HTTPServerBuilder {
     /// request must arrive within `requestTimeout` of its first byte, and a request that does not
     /// ask to keep the connection (HTTP/1.0 without `keep-alive`, or `Connection: close`) has it
     /// closed after its answer.
-    /// With `tls`, behind TLS (the cluster's mutual-TLS listener).
+    /// With `tls`, behind TLS (the cluster's mutual-TLS listener); with `direct`, some routes are
+    /// answered from the pipeline (`DirectRoute`).
     static func heraldHTTP1(
         idleTimeout: Duration,
         requestTimeout: Duration,
         tls: TLSConfiguration? = nil,
+        direct: DirectRouting? = nil,
         onTimeout: @escaping @Sendable () -> Void = {}
     ) -> HTTPServerBuilder {
         .init { responder in
             let channel = HeraldHTTP1Channel(
                 inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: TimeAmount(idleTimeout))),
                 requestTimeout: TimeAmount(requestTimeout),
+                direct: direct,
                 onTimeout: onTimeout
             )
             guard let tls else { return channel }
@@ -34,6 +38,7 @@ struct HeraldHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     let inner: HTTP1Channel
     let requestTimeout: TimeAmount
+    let direct: DirectRouting?
     let onTimeout: @Sendable () -> Void
 
     var responder: HTTPChannelHandler.Responder { self.inner.responder }
@@ -48,6 +53,10 @@ struct HeraldHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             let deadline = RequestDeadline(timeout: self.requestTimeout, onTimeout: self.onTimeout)
             try operations.addHandler(RequestDeadline.ByteWatcher(deadline: deadline), position: .first)
             try operations.addHandler(RequestDeadline.PartWatcher(deadline: deadline), position: .after(decoder))
+            if let direct = self.direct, !direct.routes.isEmpty {
+                let state = try operations.handler(type: HTTPConnectionStateHandler.self)
+                try operations.addHandler(DirectRouteHandler(routing: direct), position: .after(state))
+            }
             return value
         }
     }

@@ -1,4 +1,4 @@
-import NIOCore
+public import NIOCore
 
 /// Runs the jobs of tasks that prefer it on one event loop, as a task executor.
 ///
@@ -11,14 +11,14 @@ import NIOCore
 ///
 /// The loop must outlive the tasks: a job given to a loop that has shut down is dropped and its
 /// task never resumes. Herald's listeners run on NIO's singleton group, which never shuts down.
-final class EventLoopTaskExecutor: TaskExecutor {
-    let eventLoop: any EventLoop
+public final class EventLoopTaskExecutor: TaskExecutor {
+    public let eventLoop: any EventLoop
 
-    init(_ eventLoop: any EventLoop) {
+    public init(_ eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         self.eventLoop.execute {
             job.runSynchronously(on: self.asUnownedTaskExecutor())
