@@ -18,6 +18,12 @@ struct Pacer: Sendable {
         self.elapsed() >= start + .seconds(Double(count) / Double(max(perSecond, 1)))
     }
 
+    /// How many items since `start` fit `perSecond` by now, at least one more than `sent`
+    /// once `isDue` holds.
+    func due(since start: Duration, perSecond: Int) -> Int {
+        Int(((self.elapsed() - start) / .seconds(1)) * Double(max(perSecond, 1))) + 1
+    }
+
     /// Returns once `count` items since `start` fit `perSecond`; throws when cancelled.
     func wait(sent count: Int, since start: Duration, perSecond: Int) async throws {
         let due = start + .seconds(Double(count) / Double(max(perSecond, 1)))

@@ -34,6 +34,10 @@ public actor SilentBroadcasts {
     /// Registrations read and pushed at once, at most: about a tenth of a second's worth at the
     /// broadcast's rate, so pacing is smooth and a restart repeats little.
     static let maximumBatchSize = 1024
+    /// Pushes handed to the sender together, at most: those for one provider leave in one trip
+    /// to a connection with one flush. Small beside the window, so answers keep coming in while
+    /// more leave.
+    static let sendBatchSize = 64
     /// How often progress and cursor are written while a broadcast runs.
     static let persistInterval: Duration = .milliseconds(250)
     /// Seconds a refused broadcast request waits before asking again.
@@ -201,7 +205,7 @@ public actor SilentBroadcasts {
         var inFlight = 0
         var lastPersisted = self.pacer.now
         var unreadable = false
-        await withTaskGroup(of: (page: Int, outcome: SilentSender.Outcome).self) { group in
+        await withTaskGroup(of: [(page: Int, outcome: SilentSender.Outcome)].self) { group in
             while !Task.isCancelled {
                 if queued == queue.count, !exhausted {
                     do {
@@ -223,18 +227,25 @@ public actor SilentBroadcasts {
                     }
                 }
                 if queued < queue.count, inFlight < self.limits.window, self.pacer.isDue(sent: launched, since: started, perSecond: self.rate) {
-                    let (page, registration) = queue[queued]
-                    queued += 1
-                    group.addTask { (page, await sender.send(to: registration, service: service)) }
-                    launched += 1
-                    inFlight += 1
+                    let due = self.pacer.due(since: started, perSecond: self.rate) - launched
+                    let count = max(1, min(Self.sendBatchSize, queue.count - queued, self.limits.window - inFlight, due))
+                    let batch = queue[queued..<queued + count]
+                    queued += count
+                    group.addTask {
+                        let outcomes = await sender.send(to: batch.map(\.registration), service: service)
+                        return zip(batch, outcomes).map { ($0.page, $1) }
+                    }
+                    launched += count
+                    inFlight += count
                     continue
                 }
-                if inFlight > 0, let result = await group.next() {
+                if inFlight > 0, let results = await group.next() {
                     // Answers are taken whenever nothing may be launched, so progress keeps up.
-                    inFlight -= 1
-                    broadcast.count(result.outcome)
-                    pageEnds[result.page]?.remaining -= 1
+                    inFlight -= results.count
+                    for result in results {
+                        broadcast.count(result.outcome)
+                        pageEnds[result.page]?.remaining -= 1
+                    }
                 } else if queued < queue.count {
                     do { try await self.pacer.wait(sent: launched, since: started, perSecond: self.rate) } catch { return }
                 }

@@ -35,16 +35,62 @@ public struct SilentSender: Sendable {
         self.wallClock = wallClock
     }
 
-    /// Sends one silent push to `registration` of `service`, unless coalesced or throttled.
+    /// Sends one silent push to `registration` of `service`, unless coalesced or throttled: a
+    /// batch of one.
     func send(to registration: Registration, service: String) async -> Outcome {
-        guard registration.enabled else { return self.count(.unregistered, service: service) }
-        let device = Self.limiterKey(registration.key)
-        switch self.limiter.take(device) {
-        case .coalesced: return self.count(.coalesced, service: service)
-        case .throttled: return self.count(.throttled, service: service)
-        case .send: break
+        await self.send(to: [registration], service: service)[0]
+    }
+
+    /// Sends one silent push to each of `registrations` of `service`, unless coalesced or
+    /// throttled, together: those for one provider leave in one trip to a connection
+    /// (`AppProviders.send(all:)`), with one flush, rather than a task and a flush each.
+    func send(to registrations: [Registration], service: String) async -> [Outcome] {
+        var outcomes = [Outcome?](repeating: nil, count: registrations.count)
+        var notifications: [PushNotification] = []
+        var slots: [Int] = []
+        var devices: [UInt64] = []
+        notifications.reserveCapacity(registrations.count)
+        let expiration = self.expiration
+        for (slot, registration) in registrations.enumerated() {
+            guard registration.enabled else {
+                outcomes[slot] = self.count(.unregistered, service: service)
+                continue
+            }
+            let device = Self.limiterKey(registration.key)
+            switch self.limiter.take(device) {
+            case .coalesced:
+                outcomes[slot] = self.count(.coalesced, service: service)
+                continue
+            case .throttled:
+                outcomes[slot] = self.count(.throttled, service: service)
+                continue
+            case .send: break
+            }
+            devices.append(device)
+            slots.append(slot)
+            notifications.append(self.notification(to: registration, expiration: expiration))
         }
-        defer { self.limiter.finished(device) }
+        let results = notifications.isEmpty ? [] : await self.providers.send(all: notifications)
+        for device in devices { self.limiter.finished(device) }
+        for (slot, result) in zip(slots, results) {
+            let outcome: Outcome
+            switch result {
+            case .success(.delivered): outcome = .delivered
+            case .success(.deadToken): outcome = .deadToken
+            case .success(.rejected), .success(.failed), .failure: outcome = .failed
+            }
+            outcomes[slot] = self.count(outcome, service: service)
+        }
+        return outcomes.map { $0 ?? .failed }
+    }
+
+    /// When a push sent now expires, in seconds since 1970; 0 is at once (`silent.time-to-live: 0`).
+    private var expiration: Int64 {
+        let seconds = Int64(self.configuration.timeToLive.components.seconds)
+        return seconds == 0 ? 0 : Int64(self.wallClock().timeIntervalSince1970) + seconds
+    }
+
+    private func notification(to registration: Registration, expiration: Int64) -> PushNotification {
         var notification = PushNotification(
             id: RandomUUID.lowercased(),
             device: registration.device,
@@ -52,8 +98,7 @@ public struct SilentSender: Sendable {
         )
         notification.registration = registration.key
         notification.collapseID = self.configuration.collapseKey
-        let seconds = Int64(self.configuration.timeToLive.components.seconds)
-        notification.expiration = seconds == 0 ? 0 : Int64(self.wallClock().timeIntervalSince1970) + seconds
+        notification.expiration = expiration
         if registration.device.platform == .fcm {
             notification.priority = self.configuration.fcmPriority == .high ? .immediate : .powerConsiderate
         } else {
@@ -61,17 +106,7 @@ public struct SilentSender: Sendable {
             notification.pushType = "background"
             notification.priority = .powerConsiderate
         }
-        let outcome: Outcome
-        do {
-            switch try await self.providers.send(notification) {
-            case .delivered: outcome = .delivered
-            case .deadToken: outcome = .deadToken
-            case .rejected, .failed: outcome = .failed
-            }
-        } catch {
-            outcome = .failed
-        }
-        return self.count(outcome, service: service)
+        return notification
     }
 
     private func count(_ outcome: Outcome, service: String) -> Outcome {

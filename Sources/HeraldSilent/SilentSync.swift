@@ -76,21 +76,19 @@ public struct SilentSync: Sendable {
         key.subject.suffix(6).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Sends a silent push to each of `deviceIDs` of `service`; counts by outcome.
+    /// Sends a silent push to each of `deviceIDs` of `service`, together; counts by outcome.
     func sync(service: SilentService, deviceIDs: [String]) async -> [SilentSender.Outcome: Int] {
-        let sender = self.sender
-        let view = self.view
-        return await withTaskGroup(of: SilentSender.Outcome.self) { group in
-            for deviceID in Set(deviceIDs) {
-                group.addTask {
-                    let key = SilentRegistrations.key(service: service.name, deviceID: deviceID)
-                    guard let registration = (try? view.record(for: key))?.flatMap(\.registration) else { return .unregistered }
-                    return await sender.send(to: registration, service: service.name)
-                }
+        var counts: [SilentSender.Outcome: Int] = [:]
+        var registrations: [Registration] = []
+        for deviceID in Set(deviceIDs) {
+            let key = SilentRegistrations.key(service: service.name, deviceID: deviceID)
+            if let registration = (try? self.view.record(for: key))?.flatMap(\.registration) {
+                registrations.append(registration)
+            } else {
+                counts[.unregistered, default: 0] += 1
             }
-            var counts: [SilentSender.Outcome: Int] = [:]
-            for await outcome in group { counts[outcome, default: 0] += 1 }
-            return counts
         }
+        for outcome in await self.sender.send(to: registrations, service: service.name) { counts[outcome, default: 0] += 1 }
+        return counts
     }
 }

@@ -90,6 +90,39 @@ import Testing
         }
     }
 
+    /// Pushes leave the walk in batches (a page split by the window and `sendBatchSize`), each
+    /// batch one `send(all:)` through both providers: across pages and a window smaller than a
+    /// page, every device still gets one push and every answer is counted once.
+    @Test func batchesAcrossPagesAndTheWindowPushEachDeviceOnce() async throws {
+        try await withStore { store in
+            let devices = (0..<150).map { index in
+                index % 3 == 0
+                    ? Fixtures.registration(deviceID: "and-\(index)", platform: .fcm, token: Fixtures.fcmToken(index))
+                    : Fixtures.registration(deviceID: "ios-\(index)", token: Fixtures.apnsToken(index))
+            }
+            try await seed(store, devices)
+            try await ProviderPeers.with { peers in
+                let clock = TestClock()
+                var limits = SilentBroadcasts.Limits()
+                limits.window = 40
+                let broadcasts = Self.broadcasts(store, providers: peers.providers, clock: clock, rate: 10_000, limits: limits)
+                #expect(broadcasts.batchSize == 40, "pages of a window")
+                let started = try await broadcasts.start(service: "default")
+                let done = try await Self.finish(started.id, of: broadcasts, in: store, on: clock)
+                #expect(done?.visited == 150)
+                #expect(done?.delivered == 150)
+                #expect(done?.failed == 0)
+                #expect(peers.apns.requestCount == 100)
+                #expect(peers.fcm.sendRequestCount == 50)
+                let fcmTokens = peers.fcm.accepted.compactMap { message -> String? in
+                    if case .token(let token) = message.target { token } else { nil }
+                }
+                #expect(Set(peers.apns.accepted.map(\.token) + fcmTokens) == Set(devices.map(\.device.token)))
+                await broadcasts.stop()
+            }
+        }
+    }
+
     @Test func resumeContinuesAfterTheStoredCursorAndLeavesFinishedBroadcastsAlone() async throws {
         try await withStore { store in
             let registrations = (0..<4).map { Fixtures.registration(deviceID: "device-\($0)", token: Fixtures.apnsToken($0)) }
