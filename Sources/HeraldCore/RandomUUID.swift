@@ -27,6 +27,29 @@ public enum RandomUUID {
         return self.lowercased(high: words.0, low: words.1)
     }
 
+    /// `count` of them from as few `getrandom` calls as fit (256 bytes, 16 UUIDs, a call): a
+    /// request or a broadcast batch of many pushes pays one system call for every 16, not one
+    /// each.
+    public static func lowercased(count: Int) -> [String] {
+        guard count > 1 else { return count == 1 ? [Self.lowercased()] : [] }
+        var words = [UInt64](repeating: 0, count: count * 2)
+        let filled = words.withUnsafeMutableBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            var offset = 0
+            while offset < buffer.count {
+                let length = min(256, buffer.count - offset)
+                guard getentropy(base + offset, length) == 0 else { return false }
+                offset += length
+            }
+            return true
+        }
+        if !filled {
+            var generator = SystemRandomNumberGenerator()
+            for index in words.indices { words[index] = generator.next() }
+        }
+        return (0..<count).map { Self.lowercased(high: words[2 * $0], low: words[2 * $0 + 1]) }
+    }
+
     /// The UUID text of these 128 bits with the version and variant bits set.
     static func lowercased(high: UInt64, low: UInt64) -> String {
         let high = (high & ~0xF000) | 0x4000

@@ -11,10 +11,10 @@ extension GorushNotification {
         let payload = self.apnsPayload()
         let priority = self.pushPriority
         let topic = (self.topic ?? "").isEmpty ? nil : self.topic
-        return tokens.map { token in
-            // A caller's apns-id names one push; with several tokens each needs its own.
-            let id = tokens.count == 1 ? (self.apnsID.map { $0.lowercased() } ?? Self.newID()) : Self.newID()
-            return PushNotification(
+        // A caller's apns-id names one push; with several tokens each needs its own.
+        let ids = tokens.count == 1 ? [self.apnsID.map { $0.lowercased() } ?? Self.newID()] : RandomUUID.lowercased(count: tokens.count)
+        return zip(tokens, ids).map { token, id in
+            PushNotification(
                 id: id,
                 device: Device(platform: .apns, token: token, topic: topic),
                 payload: payload,

@@ -51,6 +51,7 @@ public struct SilentSender: Sendable {
         var devices: [UInt64] = []
         notifications.reserveCapacity(registrations.count)
         let expiration = self.expiration
+        var ids = RandomUUID.lowercased(count: registrations.count).makeIterator()
         for (slot, registration) in registrations.enumerated() {
             guard registration.enabled else {
                 outcomes[slot] = self.count(.unregistered, service: service)
@@ -68,7 +69,7 @@ public struct SilentSender: Sendable {
             }
             devices.append(device)
             slots.append(slot)
-            notifications.append(self.notification(to: registration, expiration: expiration))
+            notifications.append(self.notification(to: registration, id: ids.next() ?? RandomUUID.lowercased(), expiration: expiration))
         }
         let results = notifications.isEmpty ? [] : await self.providers.send(all: notifications)
         for device in devices { self.limiter.finished(device) }
@@ -90,9 +91,9 @@ public struct SilentSender: Sendable {
         return seconds == 0 ? 0 : Int64(self.wallClock().timeIntervalSince1970) + seconds
     }
 
-    private func notification(to registration: Registration, expiration: Int64) -> PushNotification {
+    private func notification(to registration: Registration, id: String, expiration: Int64) -> PushNotification {
         var notification = PushNotification(
-            id: RandomUUID.lowercased(),
+            id: id,
             device: registration.device,
             payload: registration.device.platform == .fcm ? Self.fcmPayload : Self.apnsPayload
         )
