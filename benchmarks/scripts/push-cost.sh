@@ -14,10 +14,10 @@
 #   perf    perf record -g of Herald during a 1-token run (perf.data in $BENCH_PERF_DIR;
 #           PERF_BODY=ten for 10 tokens; PERF_CALL_GRAPH=dwarf for whole stacks through code
 #           built without frame pointers, PERF_SECONDS for a shorter record)
-#   counts  Swift concurrency runtime calls per request (perf uprobes on libswift_Concurrency:
-#           task switches, global enqueues, jobs run, task allocations) for COUNT_BODY
-#           (get, none, one or ten; one by default). The probes stay until
-#           `perf probe -d 'probe_libswift_Concurrency:*'`.
+#   counts  runtime calls per request (perf uprobes: the Swift concurrency runtime's task
+#           switches, global enqueues, jobs run and task allocations; object allocations,
+#           retains and releases; libc's malloc) for COUNT_BODY (get, none, one or ten; one by
+#           default). The probes stay until `perf probe -d 'probe_libswift*:*' -d 'probe_libc:*'`.
 #   gentime herald-dev bench gorush-push against the node: the generator's CPU per request
 #   open    herald-dev bench open loop at $RATE requests/s ($GEN_ARGS are added)
 #
@@ -70,12 +70,16 @@ h2time) /usr/bin/time -f 'cpu %U %S %e' -o $work/h.time h2load --h1 -n $count -c
 open) "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency ${CONC:-256} --rate ${RATE:-10000} --duration 10 --warmup 1 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} 2>&1 | tail -4;;
 counts)
   lib=$(ldd "$bin" | awk '/libswift_Concurrency/ { print $3 }')
-  [ -n "$lib" ] || { echo "counts: $bin does not link libswift_Concurrency.so (a static build?)" >&2; exit 1; }
+  core=$(ldd "$bin" | awk '/libswiftCore/ { print $3 }')
+  libc=$(ldd "$bin" | awk '/libc.so/ { print $3 }')
+  [ -n "$lib" ] && [ -n "$core" ] || { echo "counts: $bin does not link libswift_Concurrency.so and libswiftCore.so (a static build?)" >&2; exit 1; }
   probes=$(perf probe -l 2>/dev/null || true)
-  for f in swift_task_switch swift_task_enqueueGlobal swift_job_run swift_job_run_on_task_executor swift_task_alloc; do
-    case $probes in *"probe_libswift_Concurrency:$f "*) ;; *) perf probe -q -x "$lib" -a "$f" >/dev/null 2>&1 || true;; esac
+  for f in "$lib swift_task_switch" "$lib swift_task_enqueueGlobal" "$lib swift_job_run" "$lib swift_job_run_on_task_executor" "$lib swift_task_alloc" \
+      "$core swift_allocObject" "$core swift_retain" "$core swift_release" "$libc malloc"; do
+    set -- $f
+    case $probes in *":$2 "*) ;; *) perf probe -q -x "$1" -a "$2" >/dev/null 2>&1 || true;; esac
   done
-  events=$( (perf probe -l 2>/dev/null || true) | awk '/probe_libswift_Concurrency:/ { print $1 }' | paste -sd, -)
+  events=$( (perf probe -l 2>/dev/null || true) | awk '/probe_(libswift_Concurrency|libswiftCore|libc):(swift_|malloc)/ { print $1 }' | paste -sd, -)
   [ -n "$events" ] || { echo "counts: no uprobes on $lib (needs root and perf probe)" >&2; exit 1; }
   case ${COUNT_BODY:-one} in
     get) args=("http://127.0.0.1:$api_port/healthz");;
