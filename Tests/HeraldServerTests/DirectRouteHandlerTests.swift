@@ -3,6 +3,7 @@ import HeraldFrontDoor
 import MetricsTestKit
 import NIOCore
 import NIOEmbedded
+import NIOHTTP1
 import NIOHTTPTypes
 import Synchronization
 import Testing
@@ -67,6 +68,8 @@ import Testing
             self.channel = EmbeddedChannel()
             try self.channel.pipeline.syncOperations.addHandler(ReadCounter(reads))
             try self.channel.pipeline.syncOperations.addHandler(DirectRouteHandler(routing: routing))
+            // Active, as a client's connection is: answers behind a closed one are not taken.
+            try self.channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         }
 
         func send(_ method: HTTPRequest.Method, _ path: String, body: String = "", headers: HTTPFields = [:], length: Bool = true) throws {
@@ -229,6 +232,67 @@ import Testing
         #expect(closed.value == 1)
         #expect(try connection.routed().isEmpty)
         _ = try connection.channel.finish()
+    }
+
+    @Test func aBodyInPartsIsReadWhole() throws {
+        let connection = try Connection()
+        let request = HTTPRequest(method: .post, scheme: nil, authority: "h", path: "/api/push", headerFields: [.contentLength: "9"])
+        try connection.channel.writeInbound(HTTPRequestPart.head(request))
+        for piece in ["one", "two", "six"] { try connection.channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: piece))) }
+        try connection.channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(connection.route.bodies == ["onetwosix"])
+        _ = try connection.channel.finish()
+    }
+
+    @Test func nothingBehindARequestAskingToCloseIsTaken() throws {
+        let connection = try Connection()
+        try connection.send(.post, "/api/push", body: "last", headers: [.connection: "keep-alive, Close"])
+        try connection.send(.post, "/api/push", body: "after the close")
+        try connection.send(.get, "/healthz")
+        connection.route.answerNext()
+        connection.advance()
+        #expect(try connection.answers().map(\.1) == ["answer to last"])
+        #expect(connection.route.bodies.isEmpty, "the pipelined push is never sent")
+        #expect(try connection.routed().isEmpty)
+        _ = try connection.channel.finish()
+    }
+
+    @Test func aParseErrorBehindAnAnswerWaitsForIt() throws {
+        let connection = try Connection()
+        let errors = ErrorRecorder()
+        try connection.channel.pipeline.syncOperations.addHandler(errors)
+        try connection.send(.post, "/api/push", body: "first")
+        connection.channel.pipeline.fireErrorCaught(HTTPParserError.invalidHeaderToken)
+        #expect(errors.count.value == 0, "held while the first is answered")
+        connection.route.answerNext()
+        connection.advance()
+        #expect(try connection.answers().map(\.1) == ["answer to first"])
+        #expect(errors.count.value == 1, "passed on after the answer")
+        _ = try? connection.channel.finish()
+    }
+
+    @Test func aConnectionGoneWhileAnsweringTakesNothingMore() throws {
+        let connection = try Connection()
+        try connection.send(.post, "/api/push", body: "first")
+        try connection.send(.post, "/api/push", body: "second")
+        connection.channel.close(promise: nil)
+        connection.route.answerNext()
+        connection.advance()
+        #expect(connection.route.bodies.isEmpty, "the second push is never sent")
+    }
+
+    /// Counts the errors that reach the router's side.
+    final class ErrorRecorder: ChannelInboundHandler {
+        typealias InboundIn = HTTPRequestPart
+        let count = Tally()
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            self.count.add()
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            context.fireChannelRead(data)
+        }
     }
 
     /// Notes the client's end of the stream reaching the router's side.

@@ -55,20 +55,26 @@ final class DirectRouteHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private enum State {
         /// Passing parts to the router.
         case forwarding
-        /// Reading a request this handler answers.
-        case reading(any DirectRoute, HTTPRequest, body: ByteBuffer?, since: ContinuousClock.Instant)
+        /// Reading a request this handler answers (its body in `body`).
+        case reading(any DirectRoute, HTTPRequest, since: ContinuousClock.Instant)
         /// Its answer is being made.
         case answering
+        /// The request answered asked to close the connection (`Connection: close`), which
+        /// closes once the answer is written: nothing after it is read, as RFC 9112 §9.6 asks.
+        case closing
     }
 
     /// What arrived while a request was being answered here.
     private enum Held {
         case part(HTTPRequestPart)
         case event(Any)
+        case error(any Error)
     }
 
     private let routing: DirectRouting
     private var state = State.forwarding
+    /// The body of the request being read; outside `state`, so appending to it copies nothing.
+    private var body: ByteBuffer?
     /// Requests passed to the router whose answer has not been written.
     private var routerRequests = 0
     private var held: [Held] = []
@@ -80,35 +86,37 @@ final class DirectRouteHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = self.unwrapInboundIn(data)
-        if case .answering = self.state {
-            self.held.append(.part(part))
-            return
+        switch self.state {
+        case .answering: self.held.append(.part(part))
+        case .closing: break
+        case .forwarding, .reading: self.handle(part, context: context)
         }
-        self.handle(part, context: context)
     }
 
     private func handle(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
         switch (self.state, part) {
         case (.forwarding, .head(let request)):
             if self.routerRequests == 0, let route = self.routing.route(for: request) {
-                self.state = .reading(route, request, body: nil, since: .now)
+                self.state = .reading(route, request, since: .now)
+                self.body = nil
             } else {
                 self.routerRequests += 1
                 context.fireChannelRead(self.wrapInboundOut(part))
             }
-        case (.reading(let route, let request, var body, let since), .body(var bytes)):
+        case (.reading, .body(var bytes)):
             // Bounded: the route took only a declared length it accepts, and the decoder passes
             // no more than that length.
-            if body == nil {
-                body = bytes
+            if self.body == nil {
+                self.body = bytes
             } else {
-                body?.writeBuffer(&bytes)
+                self.body?.writeBuffer(&bytes)
             }
-            self.state = .reading(route, request, body: body, since: since)
-        case (.reading(let route, let request, let body, let since), .end):
+        case (.reading(let route, let request, let since), .end):
             self.state = .answering
-            self.answer(route, request, body: body ?? ByteBuffer(), since: since, context: context)
-        case (.reading, .head), (.answering, _):
+            let body = self.body ?? ByteBuffer()
+            self.body = nil
+            self.answer(route, request, body: body, since: since, context: context)
+        case (.reading, .head), (.answering, _), (.closing, _):
             // Not reached: the decoder gives a head only after the previous request's end, and
             // parts arriving while answering are held. Should it happen, the router has the say.
             assertionFailure("a request part out of order: \(part)")
@@ -133,7 +141,7 @@ final class DirectRouteHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     status: Int(response.status.code),
                     since: since
                 )
-                self.answered(context: context)
+                self.answered(context: context, closing: Self.asksToClose(request) || !context.channel.isActive)
             }
     }
 
@@ -149,20 +157,33 @@ final class DirectRouteHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
     }
 
+    /// Whether the request's `Connection` header asks to close after its answer.
+    static func asksToClose(_ request: HTTPRequest) -> Bool {
+        request.headerFields[values: .connection].contains { value in
+            value.split(separator: ",").contains { $0.lowercased().filter { $0 != " " && $0 != "\t" } == "close" }
+        }
+    }
+
     /// Takes up what waited behind the answered request, in order, until another is answered
-    /// here; then lets the connection read again.
-    private func answered(context: ChannelHandlerContext) {
-        self.state = .forwarding
+    /// here; then lets the connection read again. When the answered request closes the
+    /// connection (or it is gone), the requests behind it are never taken: their pushes would
+    /// go out with no one to answer.
+    private func answered(context: ChannelHandlerContext, closing: Bool) {
+        self.state = closing ? .closing : .forwarding
         var passed = false
         while !self.held.isEmpty {
             if case .answering = self.state { break }
             switch self.held.removeFirst() {
             case .part(let part):
                 if case .forwarding = self.state { passed = true }
+                if case .closing = self.state { continue }
                 self.handle(part, context: context)
             case .event(let event):
                 passed = true
                 context.fireUserInboundEventTriggered(event)
+            case .error(let error):
+                passed = true
+                context.fireErrorCaught(error)
             }
         }
         // Hummingbird's async channel hands reads on at a read's completion.
@@ -185,6 +206,16 @@ final class DirectRouteHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireUserInboundEventTriggered(event)
         } else {
             context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    /// A parse error behind a request being answered here waits for that answer: passed on at
+    /// once, Hummingbird would answer it 400 and close before the answer left.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if case .answering = self.state {
+            self.held.append(.error(error))
+        } else {
+            context.fireErrorCaught(error)
         }
     }
 
