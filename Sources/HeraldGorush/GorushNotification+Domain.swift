@@ -5,8 +5,9 @@ import HeraldDelivery
 extension GorushNotification {
     /// The APNs notifications of an iOS entry, one per token, with the payload gorush would
     /// build (gorush-api.md §2.3–2.4): the alert as a string when there is no title, a dictionary
-    /// otherwise (an `alert` object wins), `data` keys beside `aps`.
-    public func apnsNotifications() -> [PushNotification] {
+    /// otherwise (an `alert` object wins), `data` keys beside `aps`. `app` is the app each is
+    /// addressed to, when the caller knows it.
+    public func apnsNotifications(app: String? = nil) -> [PushNotification] {
         let tokens = self.tokens ?? []
         let payload = self.apnsPayload()
         let priority = self.pushPriority
@@ -16,7 +17,7 @@ extension GorushNotification {
         return zip(tokens, ids).map { token, id in
             PushNotification(
                 id: id,
-                device: Device(platform: .apns, token: token, topic: topic),
+                device: Device(platform: .apns, token: token, topic: topic, app: app),
                 payload: payload,
                 priority: priority,
                 expiration: self.expiration,

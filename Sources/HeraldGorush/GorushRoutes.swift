@@ -161,11 +161,7 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         case .ios:
             // Several apps in one Herald: the topic names the app that owns it.
             let app = entry.topic.flatMap { self.providers.appID(forTopic: $0) }
-            return entry.apnsNotifications().map { push in
-                var push = push
-                push.device.app = app
-                return (push, "ios")
-            }
+            return entry.apnsNotifications(app: app).map { ($0, "ios") }
         case .android:
             return entry.fcmNotifications().map { ($0, "android") }
         case .webPush:
@@ -184,33 +180,37 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         }
     }
 
-    /// Sends every target of every entry at once and returns the failures.
+    /// Sends every target of every entry at once and returns the failures. Each push keeps the
+    /// index of its entry, not a copy of it: a copy retains every string of the entry again.
     private func deliver(_ notifications: [GorushNotification]) async -> [GorushLogEntry] {
         var failures: [GorushLogEntry] = []
-        var sends: [(push: PushNotification, entry: GorushNotification, platform: String)] = []
-        for entry in notifications {
+        var pushes: [PushNotification] = []
+        var sends: [(entry: Int, platform: String)] = []
+        for (index, entry) in notifications.enumerated() {
             if entry.enabledPlatform == .android, let problem = entry.androidProblem {
                 self.statistics.pushed(platform: "android", succeeded: false)
                 failures.append(self.failure(entry, platform: "android", token: "", error: problem))
                 continue
             }
             for send in self.pushes(of: entry) {
-                sends.append((send.push, entry, send.platform))
+                pushes.append(send.push)
+                sends.append((index, send.platform))
             }
         }
         if let pending = self.configuration.pending {
             guard pending.acquire(sends.count) else {
-                for send in sends {
+                for (push, send) in zip(pushes, sends) {
                     self.statistics.pushed(platform: send.platform, succeeded: false)
-                    failures.append(self.failure(send.entry, platform: send.platform, token: send.push.device.token, error: "max capacity reached", isTransient: true))
+                    failures.append(self.failure(notifications[send.entry], platform: send.platform, token: push.device.token, error: "max capacity reached", isTransient: true))
                 }
                 return failures
             }
         }
         defer { self.configuration.pending?.release(sends.count) }
-        let results = await self.providers.send(all: sends.map(\.push))
-        for (send, result) in zip(sends, results) {
-            if let failure = self.ended(send.push, of: send.entry, platform: send.platform, result) { failures.append(failure) }
+        let results = await self.providers.send(all: pushes)
+        for index in results.indices {
+            let send = sends[index]
+            if let failure = self.ended(pushes[index], of: notifications[send.entry], platform: send.platform, results[index]) { failures.append(failure) }
         }
         return failures
     }
