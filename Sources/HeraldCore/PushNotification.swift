@@ -83,7 +83,7 @@ public struct PushNotification: Sendable, Hashable {
     // Unchecked: `fields` is written only through `mutate`, which first copies the box unless
     // this value holds the only reference to it (copy-on-write, as Array does), so a box that
     // another value, on any thread, can reach is never written.
-    private final class Box: @unchecked Sendable {
+    private final class Box: @unchecked Sendable {  // Safe: written only when uniquely referenced, see above.
         var fields: Fields
 
         init(_ fields: Fields) {
