@@ -78,6 +78,12 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // The HTTP/2 codec of provider connections with `delivery.http2-codec: nghttp2`.
+        .systemLibrary(
+            name: "CNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
         .target(
             name: "HeraldCore",
             swiftSettings: swiftSettings
@@ -156,6 +162,7 @@ let package = Package(
         .target(
             name: "HeraldDelivery",
             dependencies: [
+                "CNGHTTP2",
                 "HeraldConfig",
                 "HeraldCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -5,7 +5,8 @@ set -euo pipefail
 # protobuf-compiler: the Status vector generator builds its Python message classes with protoc.
 # etcd-server: the cluster tests start real etcd members on 127.0.0.1; iproute2: network namespaces.
 # libsodium-dev: DIDComm v1 envelopes (the Aries front door).
-packages=(liblmdb-dev libsecp256k1-dev libsodium-dev pkg-config protobuf-compiler etcd-server iproute2)
+# libnghttp2-dev: the HTTP/2 codec of provider connections with delivery.http2-codec: nghttp2.
+packages=(liblmdb-dev libsecp256k1-dev libsodium-dev libnghttp2-dev pkg-config protobuf-compiler etcd-server iproute2)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -66,19 +66,23 @@ public struct ProviderContext: Sendable {
     public var clock: any Clock<Duration>
     /// In a cluster, where the nodes share provider tokens; `nil` alone.
     public var sharedTokens: (any SharedProviderTokens)?
+    /// The library that frames the HTTP/2 of APNs and FCM connections.
+    public var http2Codec: HTTP2Codec
 
     public init(
         group: any EventLoopGroup,
         metrics: DeliveryMetrics,
         logger: Logger,
         clock: any Clock<Duration> = ContinuousClock(),
-        sharedTokens: (any SharedProviderTokens)? = nil
+        sharedTokens: (any SharedProviderTokens)? = nil,
+        http2Codec: HTTP2Codec = .nio
     ) {
         self.group = group
         self.metrics = metrics
         self.logger = logger
         self.clock = clock
         self.sharedTokens = sharedTokens
+        self.http2Codec = http2Codec
     }
 }
 

@@ -29,7 +29,8 @@ extension HeraldNode {
                 metrics: DeliveryMetrics(factory: basis.metrics),
                 logger: basis.logger,
                 clock: basis.clock,
-                sharedTokens: cluster.map { ClusterProviderTokens(values: $0.backend.sharedValues, cipher: basis.store.cipher) }
+                sharedTokens: cluster.map { ClusterProviderTokens(values: $0.backend.sharedValues, cipher: basis.store.cipher) },
+                http2Codec: basis.configuration.delivery.http2Codec
             ),
             deadTokenHandlers: [deadTokens],
             failureObservers: feedback.map { [$0] } ?? []

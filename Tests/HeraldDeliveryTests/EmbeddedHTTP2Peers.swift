@@ -87,12 +87,12 @@ final class EmbeddedHTTP2Peers {
     let client = EmbeddedChannel()
     let server: Server
     let state: HTTP2ConnectionDriver
-    let streams: HTTP2StreamsHandler
+    let streams: any HTTP2StreamSending
 
     /// Connects both sides and exchanges the prefaces.
-    init() throws {
+    init(codec: HTTP2Codec = .nio) throws {
         self.state = HTTP2ConnectionDriver(eventLoop: self.client.embeddedEventLoop)
-        self.streams = try HTTP2Connection.addHTTP2Handlers(to: self.client, state: self.state)
+        self.streams = try codec.addHandlers(to: self.client, state: self.state)
         let client = self.client
         self.state.channelCreated { client.close(promise: nil) }
         self.server = try Server()

@@ -6,14 +6,14 @@ import Testing
 
 @testable import HeraldDelivery
 
-/// The client pipeline `HTTP2Connection` builds (NIOHTTP2 in frame mode, the observer, the
-/// streams handler) on an `EmbeddedChannel`, joined in memory to a NIOHTTP2 server whose frames
+/// The client pipeline `HTTP2Connection` builds, with either codec (NIOHTTP2 in frame mode, the
+/// observer and the streams handler; or libnghttp2's session) on an `EmbeddedChannel`, joined in memory to a NIOHTTP2 server whose frames
 /// the test reads and writes: no TLS, no socket, time moved by hand.
 @Suite struct HTTP2StreamsHandlerTests {
     typealias Peers = EmbeddedHTTP2Peers
 
-    @Test func aRequestGetsItsAnswer() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func aRequestGetsItsAnswer(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let answer = try peers.request(body: [1, 2, 3])
         peers.interact()
@@ -30,8 +30,8 @@ import Testing
         #expect(peers.state.openStreams == 0, "the permit is given back")
     }
 
-    @Test func informationalHeadsAndTrailersDoNotReplaceTheAnswer() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func informationalHeadsAndTrailersDoNotReplaceTheAnswer(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let answer = try peers.request()
         peers.interact()
@@ -46,8 +46,8 @@ import Testing
         #expect(response.body == Array("gone".utf8))
     }
 
-    @Test func goAwayRefusesStreamsAboveItsLastStreamIDAsClosedAndLetsLowerOnesComplete() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func goAwayRefusesStreamsAboveItsLastStreamIDAsClosedAndLetsLowerOnesComplete(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let answers = try (0..<3).map { _ in try peers.request() }
         peers.interact()
@@ -67,8 +67,8 @@ import Testing
         #expect(!peers.client.isActive, "the last stream closed the connection")
     }
 
-    @Test func aStreamStartedAfterAGoAwayFailsAsClosedWithoutReachingThePeer() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func aStreamStartedAfterAGoAwayFailsAsClosedWithoutReachingThePeer(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let open = try peers.request()
         peers.interact()
@@ -87,8 +87,8 @@ import Testing
         #expect(try open.result?.get().status == 200)
     }
 
-    @Test func answersLargerThanTheInitialReceiveWindowArriveAsTheWindowIsReopened() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func answersLargerThanTheInitialReceiveWindowArriveAsTheWindowIsReopened(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let first = try peers.request()
         let second = try peers.request()
@@ -109,8 +109,8 @@ import Testing
         #expect(updates.contains(1) && updates.contains(3), "each stream's window was reopened")
     }
 
-    @Test func aLoweredStreamLimitLetsOpenStreamsFinishAndHoldsNewOnes() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func aLoweredStreamLimitLetsOpenStreamsFinishAndHoldsNewOnes(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         #expect(peers.state.maxConcurrentStreams == 100, "the server's NIOHTTP2 default")
         let answers = try (0..<3).map { _ in try peers.request() }
@@ -128,8 +128,8 @@ import Testing
         peers.state.release()
     }
 
-    @Test func aRetiredConnectionFinishesItsOpenStreamThenCloses() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func aRetiredConnectionFinishesItsOpenStreamThenCloses(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let open = try peers.request()
         peers.interact()
@@ -143,8 +143,8 @@ import Testing
         #expect(!peers.client.isActive)
     }
 
-    @Test func aRetiredConnectionWithAStuckStreamIsClosedAfterTheDrainLimit() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func aRetiredConnectionWithAStuckStreamIsClosedAfterTheDrainLimit(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let stuck = try peers.request()
         peers.interact()
@@ -156,8 +156,8 @@ import Testing
         #expect(throws: HTTP2StreamsHandler.StreamEnded.closed) { try stuck.result?.get() }
     }
 
-    @Test func anUnansweredStreamIsResetWithCancelAtItsTimeout() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func anUnansweredStreamIsResetWithCancelAtItsTimeout(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let answer = try peers.request(timeout: .seconds(5))
         peers.interact()
@@ -173,8 +173,8 @@ import Testing
     /// One timer serves the connection: a later stream with a shorter deadline still ends on
     /// time, answered streams are never reset, and the timer keeps serving streams opened after
     /// it fired.
-    @Test func eachStreamEndsAtItsOwnDeadlineWhateverTheOrder() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func eachStreamEndsAtItsOwnDeadlineWhateverTheOrder(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let slow = try peers.request(timeout: .seconds(10))
         let answered = try peers.request(timeout: .seconds(3))
@@ -201,8 +201,8 @@ import Testing
         #expect(peers.server.frames(on: 1).reset == .cancel)
     }
 
-    @Test func aResetStreamFailsWithItsCode() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func aResetStreamFailsWithItsCode(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let answer = try peers.request()
         peers.interact()
@@ -211,8 +211,8 @@ import Testing
         #expect(throws: HTTP2StreamsHandler.StreamEnded.reset(.refusedStream)) { try answer.result?.get() }
     }
 
-    @Test func aBodyPastTheLimitResetsTheStream() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func aBodyPastTheLimitResetsTheStream(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let answer = try peers.request()
         peers.interact()
@@ -226,8 +226,8 @@ import Testing
         #expect(peers.server.frames(on: 1).reset == .cancel)
     }
 
-    @Test func closingTheConnectionFailsOpenStreamsAndLaterRequests() throws {
-        let peers = try Peers()
+    @Test(arguments: HTTP2Codec.allCases) func closingTheConnectionFailsOpenStreamsAndLaterRequests(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
         defer { peers.finish() }
         let open = try peers.request()
         peers.interact()

@@ -68,13 +68,14 @@ struct MockAPNSHarness {
         }
     }
 
-    func connect() async throws -> HTTP2Connection {
-        let configuration = try HTTP2Connection.Configuration(
+    func connect(codec: HTTP2Codec = .nio) async throws -> HTTP2Connection {
+        var configuration = try HTTP2Connection.Configuration(
             host: "127.0.0.1",
             port: self.mock.port,
             authority: "localhost",
             trustRootsPEM: [self.mock.certificatePEM]
         )
+        configuration.codec = codec
         return try await HTTP2Connection.connect(configuration, group: self.group)
     }
 

@@ -53,12 +53,14 @@ extension APNSProvider: ConfigurablePushProvider, PooledProvider {
             configuration.authority = "localhost"
         }
         configuration.connections = apns.connections
+        configuration.codec = context.http2Codec
         configuration.clientIdentity = identity
         configuration.defaultTopic = apns.topic
         configuration.environment = apns.environment
         var channels = ConnectionPool.Configuration(host: apns.effectiveChannelHost, port: apns.effectiveChannelPort, trustRootsPEM: trustRoots)
         if let host = apns.channelHost, ConfigurationValueParsing.isLoopback(host) { channels.authority = "localhost" }
         channels.connections = 1
+        channels.codec = context.http2Codec
         channels.clientIdentity = identity
         configuration.channelEndpoint = channels
         return APNSProvider(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger, clock: context.clock)

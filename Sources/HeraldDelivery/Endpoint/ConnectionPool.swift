@@ -29,6 +29,8 @@ public actor ConnectionPool {
         public var maximumAttempts: Int = 6
         /// Keep-alive PING interval of each connection.
         public var pingInterval: Duration? = .seconds(60)
+        /// The library that frames each connection's HTTP/2.
+        public var codec: HTTP2Codec = .nio
         public var backoff = Backoff()
 
         public init(host: String, port: Int = 443, authority: String? = nil, trustRootsPEM: [String]? = nil) {
@@ -435,6 +437,7 @@ public actor ConnectionPool {
                     trustRootsPEM: configuration.trustRootsPEM
                 )
                 connectionConfiguration.pingInterval = configuration.pingInterval
+                connectionConfiguration.codec = configuration.codec
                 if let identity = configuration.clientIdentity {
                     try identity.apply(to: &connectionConfiguration.tls)
                 }

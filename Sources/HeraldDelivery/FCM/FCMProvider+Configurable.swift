@@ -44,6 +44,7 @@ extension FCMProvider: ConfigurablePushProvider, PooledProvider {
             configuration.authority = "localhost"
         }
         configuration.connections = fcm.connections
+        configuration.codec = context.http2Codec
         return FCMProvider(configuration: configuration, tokens: tokens, group: context.group, logger: context.logger, clock: context.clock)
     }
 }

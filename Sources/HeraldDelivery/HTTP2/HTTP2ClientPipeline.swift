@@ -8,13 +8,13 @@ public import NIOHPACK
 @_spi(Fuzzing)
 public struct HTTP2ClientPipeline {
     let state: HTTP2ConnectionDriver
-    let streams: HTTP2StreamsHandler
+    let streams: any HTTP2StreamSending
 
-    /// Adds the handlers to `channel`'s pipeline. Must run on the channel's event loop.
-    public init(channel: any Channel) throws {
+    /// Adds `codec`'s handlers to `channel`'s pipeline. Must run on the channel's event loop.
+    public init(channel: any Channel, codec: HTTP2Codec = .nio) throws {
         let state = HTTP2ConnectionDriver(eventLoop: channel.eventLoop)
         self.state = state
-        self.streams = try HTTP2Connection.addHTTP2Handlers(to: channel, state: state)
+        self.streams = try codec.addHandlers(to: channel, state: state)
         state.channelCreated { channel.eventLoop.execute { channel.close(promise: nil) } }
     }
 

@@ -22,6 +22,8 @@ public final class HTTP2Connection: Sendable {
         /// so a silently dead peer fails its requests over instead of holding them to their
         /// deadline. `nil` sends none.
         public var pingInterval: Duration? = .seconds(60)
+        /// The library that frames the connection's HTTP/2.
+        public var codec: HTTP2Codec = .nio
 
         /// TLS 1.2+ with ALPN `h2`; `trustRootsPEM` replaces the system roots (for test peers).
         public init(host: String, port: Int, authority: String? = nil, trustRootsPEM: [String]? = nil, connectTimeout: Duration = .seconds(10)) throws {
@@ -45,11 +47,11 @@ public final class HTTP2Connection: Sendable {
     }
 
     private let channel: any Channel
-    private let streams: NIOLoopBound<HTTP2StreamsHandler>
+    private let streams: NIOLoopBound<any HTTP2StreamSending>
     private let state: HTTP2ConnectionDriver
     public let authority: String
 
-    private init(channel: any Channel, streams: NIOLoopBound<HTTP2StreamsHandler>, state: HTTP2ConnectionDriver, authority: String) {
+    private init(channel: any Channel, streams: NIOLoopBound<any HTTP2StreamSending>, state: HTTP2ConnectionDriver, authority: String) {
         self.channel = channel
         self.streams = streams
         self.state = state
@@ -78,14 +80,14 @@ public final class HTTP2Connection: Sendable {
                         let sync = channel.pipeline.syncOperations
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverName))
                         try sync.addHandler(HTTP2ConnectErrorRecorder(state: state))
-                        let alpn = NIOTypedApplicationProtocolNegotiationHandler<(any Channel, NIOLoopBound<HTTP2StreamsHandler>)> { result, channel in
+                        let alpn = NIOTypedApplicationProtocolNegotiationHandler<(any Channel, NIOLoopBound<any HTTP2StreamSending>)> { result, channel in
                             guard case .negotiated("h2") = result else {
                                 return channel.close().flatMapThrowing {
                                     throw HTTP2ConnectionError(.connectFailed, "the server did not negotiate HTTP/2 (ALPN h2)")
                                 }
                             }
                             return channel.eventLoop.makeCompletedFuture {
-                                let streams = try Self.addHTTP2Handlers(to: channel, state: state)
+                                let streams = try configuration.codec.addHandlers(to: channel, state: state)
                                 return (channel, NIOLoopBound(streams, eventLoop: channel.eventLoop))
                             }
                         }
@@ -269,6 +271,7 @@ public final class HTTP2Connection: Sendable {
     private func startPinging(every interval: Duration) {
         let channel = self.channel
         let state = self.state
+        let streams = self.streams
         let amount = TimeAmount(interval)
         let task = channel.eventLoop.scheduleRepeatedTask(initialDelay: amount, delay: amount) { task in
             guard channel.isActive else {
@@ -280,7 +283,7 @@ public final class HTTP2Connection: Sendable {
                 task.cancel()
                 return
             }
-            channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: data), ack: false)), promise: nil)
+            streams.value.ping(data)
         }
         channel.closeFuture.whenComplete { _ in task.cancel() }
     }

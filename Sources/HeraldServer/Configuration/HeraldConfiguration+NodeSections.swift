@@ -1,6 +1,7 @@
 import HeraldCore
 import Foundation
 import HeraldConfig
+import HeraldDelivery
 import HeraldStore
 import Logging
 
@@ -64,6 +65,7 @@ extension HeraldConfiguration.Delivery {
         self.deviceRateLimit = try section.integer("device-rate-limit")
         self.journal = try section.bool("journal")
         self.journalMaximumAge = try section.duration("journal-max-age", atLeast: .seconds(1))
+        self.http2Codec = try section.choice("http2-codec", as: HTTP2Codec.self)
     }
 }
 

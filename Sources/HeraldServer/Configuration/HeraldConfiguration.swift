@@ -87,6 +87,8 @@ public struct HeraldConfiguration: Sendable, Hashable {
         /// Whether pushes answered for before delivery are journaled on disk.
         public var journal = true
         public var journalMaximumAge: Duration = .seconds(86400)
+        /// The library that frames the HTTP/2 of APNs and FCM connections.
+        public var http2Codec: HTTP2Codec = .nio
     }
 
     public struct API: Sendable, Hashable {
@@ -283,6 +285,12 @@ public struct HeraldConfiguration: Sendable, Hashable {
             .duration,
             default: "24h",
             help: "How long after it was accepted a journaled push (or feedback event) is still delivered when a restart finds it; older ones are reported failed (`deadline_exceeded`) and counted in `herald_queue_expired_total`. A push's own expiration, when sooner, counts instead."
+        ),
+        ConfigurationKey(
+            "delivery.http2-codec",
+            .oneOf(HTTP2Codec.allCases.map(\.rawValue)),
+            default: "nio",
+            help: "The library that frames the HTTP/2 of APNs and FCM connections: `nio` (SwiftNIO's NIOHTTP2) or `nghttp2` (libnghttp2's session, driven behind the same TLS). Both send, time out, reset and retry requests alike; docs/benchmarks.md gives what each costs a notification."
         ),
         ConfigurationKey(
             "api.bearer-token",

@@ -28,8 +28,11 @@ struct GorushEndToEndHarness {
 
     /// `clock` times the node's back-off and token renewal: a `TestClock` lets a test pass a
     /// Retry-After without waiting for it.
+    /// `http2Codec` is `delivery.http2-codec`: the library framing the node's APNs and FCM
+    /// connections.
     static func with(
         extraYAML: String = "",
+        http2Codec: String = "nio",
         setup: TestingSetup = .router,
         clock: any Clock<Duration> = ContinuousClock(),
         _ body: @escaping @Sendable (GorushEndToEndHarness) async throws -> Void
@@ -61,6 +64,7 @@ struct GorushEndToEndHarness {
                       path: \(directory)/data
                     delivery:
                       default-app: wallet
+                      http2-codec: \(http2Codec)
                     feedback:
                       url: \(webhook.url)
                       bearer-token: hook-s3cret

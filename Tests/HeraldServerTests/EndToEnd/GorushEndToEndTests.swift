@@ -10,8 +10,8 @@ import Testing
 @Suite struct GorushEndToEndTests {
     typealias Harness = GorushEndToEndHarness
 
-    @Test func iosAndAndroidAreDelivered() async throws {
-        try await Harness.with { h in
+    @Test(arguments: ["nio", "nghttp2"]) func iosAndAndroidAreDelivered(codec: String) async throws {
+        try await Harness.with(http2Codec: codec) { h in
             let (status, json) = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(0)]), Harness.android([Harness.fcmToken(0)])))
             #expect(status == .ok)
             #expect(json["counts"] as? Int == 2)
@@ -27,8 +27,8 @@ import Testing
         }
     }
 
-    @Test func everyPermanentErrorIsReportedWithTheProvidersReason() async throws {
-        try await Harness.with { h in
+    @Test(arguments: ["nio", "nghttp2"]) func everyPermanentErrorIsReportedWithTheProvidersReason(codec: String) async throws {
+        try await Harness.with(http2Codec: codec) { h in
             let apns = (0..<4).map(Harness.apnsToken)
             h.wallet.script(token: apns[0], .unregistered(since: Date()))
             h.wallet.script(token: apns[1], .notForTopic)
@@ -65,9 +65,9 @@ import Testing
         }
     }
 
-    @Test func transientFailuresAreRetriedThenDelivered() async throws {
+    @Test(arguments: ["nio", "nghttp2"]) func transientFailuresAreRetriedThenDelivered(codec: String) async throws {
         let clock = TestClock()
-        try await Harness.with(clock: clock) { h in
+        try await Harness.with(http2Codec: codec, clock: clock) { h in
             h.wallet.failNext(2, status: 503, reason: "ServiceUnavailable")
             h.fcm.failNext(1, .unavailable(retryAfter: nil))
             h.fcm.failNext(1, .internal)
@@ -113,8 +113,8 @@ import Testing
         }
     }
 
-    @Test func goAwayMidStreamLosesNothing() async throws {
-        try await Harness.with { h in
+    @Test(arguments: ["nio", "nghttp2"]) func goAwayMidStreamLosesNothing(codec: String) async throws {
+        try await Harness.with(http2Codec: codec) { h in
             h.wallet.setLatency(.milliseconds(300))
             let tokens = (0..<30).map(Harness.apnsToken)
             async let failures = h.logs(h.push(Harness.request(Harness.ios(tokens))).1).count
@@ -129,8 +129,8 @@ import Testing
         }
     }
 
-    @Test func aLowerStreamLimitIsFollowed() async throws {
-        try await Harness.with { h in
+    @Test(arguments: ["nio", "nghttp2"]) func aLowerStreamLimitIsFollowed(codec: String) async throws {
+        try await Harness.with(http2Codec: codec) { h in
             _ = try await h.push(Harness.request(Harness.ios([Harness.apnsToken(0)])))
             h.wallet.setMaxConcurrentStreams(2)
             // The answer to a push sent after the new SETTINGS follows them on its connection:
@@ -146,8 +146,8 @@ import Testing
         }
     }
 
-    @Test func providerTokensAreRefreshedWhenRefused() async throws {
-        try await Harness.with { h in
+    @Test(arguments: ["nio", "nghttp2"]) func providerTokensAreRefreshedWhenRefused(codec: String) async throws {
+        try await Harness.with(http2Codec: codec) { h in
             _ = try await h.push(Harness.request(Harness.android([Harness.fcmToken(0)])))
             h.fcm.revokeAccessTokens()
             let (_, json) = try await h.push(Harness.request(Harness.android([Harness.fcmToken(1)])))

@@ -1,0 +1,167 @@
+import CNGHTTP2
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// The `nghttp2_session` behind `NGHTTP2ClientHandler` and the C callbacks through which it
+/// reports frames: each finds the handler through the session's user data, an unretained
+/// pointer (the handler owns the session and deletes it in `deinit`, so it outlives every call).
+extension NGHTTP2ClientHandler {
+    struct SessionSetupFailed: Error, CustomStringConvertible {
+        var call: String
+        var code: Int32
+        var description: String { "\(self.call): \(NGHTTP2ClientHandler.describe(self.code))" }
+    }
+
+    static func makeSession(userData: UnsafeMutableRawPointer) throws -> OpaquePointer {
+        var callbacks: OpaquePointer?
+        let created = nghttp2_session_callbacks_new(&callbacks)
+        guard created == 0, let callbacks else { throw SessionSetupFailed(call: "nghttp2_session_callbacks_new", code: created) }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
+            guard let frame, let userData else { return 0 }
+            NGHTTP2ClientHandler.handler(userData).frameReceived(frame.pointee)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+            guard let frame, let userData else { return 0 }
+            NGHTTP2ClientHandler.handler(userData).headerReceived(
+                streamID: frame.pointee.hd.stream_id,
+                name: UnsafeBufferPointer(start: name, count: nameLength),
+                value: UnsafeBufferPointer(start: value, count: valueLength)
+            )
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
+            guard let userData else { return 0 }
+            NGHTTP2ClientHandler.handler(userData).dataReceived(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
+            guard let userData else { return 0 }
+            NGHTTP2ClientHandler.handler(userData).streamClosed(streamID, errorCode: errorCode)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, _, userData in
+            // A request's HEADERS the session would not send (a GOAWAY came first): no stream
+            // was opened, so no close callback will end it.
+            guard let frame, let userData, UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue else { return 0 }
+            NGHTTP2ClientHandler.handler(userData).finish(frame.pointee.hd.stream_id, .closed)
+            return 0
+        }
+        nghttp2_session_callbacks_set_error_callback2(callbacks) { _, _, message, length, userData in
+            guard let userData, let message else { return 0 }
+            let text = UnsafeRawBufferPointer(start: message, count: length)
+            NGHTTP2ClientHandler.handler(userData).sessionError = String(decoding: text, as: UTF8.self)
+            return 0
+        }
+        var options: OpaquePointer?
+        let optionsCreated = nghttp2_option_new(&options)
+        guard optionsCreated == 0, let options else { throw SessionSetupFailed(call: "nghttp2_option_new", code: optionsCreated) }
+        defer { nghttp2_option_del(options) }
+        // As with NIOHTTP2's `headerBlockValidation = .disabled`: Herald's own requests are
+        // checked where their values come from, and of an answer only `:status` is read.
+        nghttp2_option_set_no_http_messaging(options, 1)
+        var session: OpaquePointer?
+        let sessionCreated = nghttp2_session_client_new2(&session, callbacks, userData, options)
+        guard sessionCreated == 0, let session else { throw SessionSetupFailed(call: "nghttp2_session_client_new2", code: sessionCreated) }
+        return session
+    }
+
+    private static func handler(_ userData: UnsafeMutableRawPointer) -> NGHTTP2ClientHandler {
+        Unmanaged<NGHTTP2ClientHandler>.fromOpaque(userData).takeUnretainedValue()
+    }
+
+    /// Copies the rest of a request's body into the session's DATA frame buffer.
+    static var readBody: nghttp2_data_source_read_callback {
+        { _, streamID, buffer, length, flags, _, userData in
+            guard let userData, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+            let handler = NGHTTP2ClientHandler.handler(userData)
+            let copied = handler.streams[streamID]?.requestBody.readWithUnsafeReadableBytes { bytes in
+                let count = min(length, bytes.count)
+                UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: count)
+                return count
+            }
+            // A stream that already ended here (its deadline passed) is being reset.
+            guard let copied, let left = handler.streams[streamID]?.requestBody.readableBytes else {
+                return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+            }
+            if left == 0 { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            return copied
+        }
+    }
+
+    private func frameReceived(_ frame: nghttp2_frame) {
+        let id = frame.hd.stream_id
+        let endStream = frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        let ack = frame.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
+        switch UInt32(frame.hd.type) {
+        case NGHTTP2_HEADERS.rawValue:
+            self.headerBlockEnded(id)
+            if endStream { self.complete(id) }
+        case NGHTTP2_DATA.rawValue:
+            if endStream { self.complete(id) }
+        case NGHTTP2_RST_STREAM.rawValue:
+            self.finish(id, .reset(HTTP2ErrorCode(networkCode: Int(frame.rst_stream.error_code))))
+        case NGHTTP2_SETTINGS.rawValue where !ack:
+            // Each SETTINGS frame carries only what changed; no stream limit here keeps the old one.
+            var limit: Int?
+            for index in 0..<frame.settings.niv where frame.settings.iv[index].settings_id == Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue) {
+                limit = Int(frame.settings.iv[index].value)
+            }
+            self.settingsReceived(maxConcurrentStreams: limit)
+        case NGHTTP2_PING.rawValue where ack:
+            let data = withUnsafeBytes(of: frame.ping.opaque_data) { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+            self.pingAcknowledged(data)
+        case NGHTTP2_GOAWAY.rawValue:
+            let goAway = frame.goaway
+            var debug: String?
+            if goAway.opaque_data_len > 0, let opaque = goAway.opaque_data {
+                debug = String(decoding: UnsafeBufferPointer(start: opaque, count: goAway.opaque_data_len), as: UTF8.self)
+            }
+            self.goAwayReceived(lastStreamID: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debug)
+        default:
+            break
+        }
+    }
+
+    private func headerReceived(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard self.streams[streamID] != nil else { return }
+        self.streams[streamID]?.block.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+    }
+
+    /// Informational (1xx) heads precede the real one; trailers follow it.
+    private func headerBlockEnded(_ id: Int32) {
+        guard var pending = self.streams.removeValue(forKey: id) else { return }
+        let block = pending.block
+        pending.block = HPACKHeaders()
+        let status = block.first(name: ":status").flatMap { Int($0) } ?? 0
+        if pending.status == nil, status >= 200 {
+            pending.status = status
+            pending.headers = block
+        }
+        self.streams[id] = pending
+    }
+
+    private func dataReceived(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {
+        guard let received = self.streams[streamID]?.body.count else { return }
+        guard received + data.count <= HTTP2StreamsHandler.maximumBodySize else {
+            self.reset(streamID, ending: .bodyTooLarge)
+            return
+        }
+        self.streams[streamID]?.body.append(contentsOf: data)
+    }
+
+    /// Answered streams are gone already; this one ended without its answer. Streams a GOAWAY
+    /// refused never reached the peer: they go to another connection at once, not after a
+    /// reset's back-off.
+    private func streamClosed(_ id: Int32, errorCode: UInt32) {
+        guard self.streams[id] != nil else { return }
+        let refused = self.goAwayLastStreamID.map { id > $0 } ?? false
+        if refused || errorCode == NGHTTP2_NO_ERROR.rawValue {
+            self.finish(id, .closed)
+        } else {
+            self.finish(id, .reset(HTTP2ErrorCode(networkCode: Int(errorCode))))
+        }
+    }
+}

@@ -1,0 +1,383 @@
+import CNGHTTP2
+import DequeModule
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// A provider connection's HTTP/2 on libnghttp2: one `nghttp2_session` fed the bytes TLS
+/// decrypts and asked for the bytes to encrypt, in place of `NIOHTTP2Handler`,
+/// `HTTP2ConnectionObserver` and `HTTP2StreamsHandler`. It answers requests as they do: the same
+/// `StreamEnded` failures, the same reports to the connection's driver (SETTINGS, PING
+/// acknowledgements, GOAWAY, the end), one deadline timer for the connection, and the frames
+/// written during one event-loop tick sent with one flush. libnghttp2 keeps the flow-control
+/// windows (it reopens them once half is used) and acknowledges SETTINGS and PINGs itself.
+///
+/// libnghttp2 calls back into the handler from inside `nghttp2_session_mem_recv` and
+/// `_mem_send`; promises completed there run their callbacks after the call returns, so a
+/// request a freed permit admits is never submitted from inside the session.
+final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = Never
+    typealias OutboundIn = Never
+    typealias OutboundOut = ByteBuffer
+    typealias StreamEnded = HTTP2StreamsHandler.StreamEnded
+
+    struct Pending {
+        var promise: EventLoopPromise<HTTP2Response>
+        /// What is left to send of the request's body.
+        var requestBody: ByteBuffer
+        var status: Int?
+        var headers = HPACKHeaders()
+        /// The header block being received (a 1xx head, the answer's, or trailers).
+        var block = HPACKHeaders()
+        var body: [UInt8] = []
+    }
+
+    private let state: HTTP2ConnectionDriver
+    private var session: OpaquePointer?
+    private(set) var context: ChannelHandlerContext?
+    var streams: [Int32: Pending] = [:]
+    private var started = false
+    private var isOpen = true
+    /// Inside `nghttp2_session_mem_recv` or `_mem_send`: answers wait in `completions`.
+    private var inSession = false
+    private var completions: [(EventLoopPromise<HTTP2Response>, Result<HTTP2Response, StreamEnded>)] = []
+    /// Between `channelRead` and `channelReadComplete`, which sends what was submitted meanwhile.
+    private var reading = false
+    private var flushScheduled = false
+    /// The last stream the peer will process, once it has sent GOAWAY.
+    var goAwayLastStreamID: Int32?
+    /// Why libnghttp2 ended the session, for the driver's reason.
+    var sessionError: String?
+    /// Every stream with a deadline, in the order they were opened (see `HTTP2StreamsHandler`).
+    private var deadlines = Deque<(id: Int32, deadline: NIODeadline)>()
+    private var deadlineTimer: (deadline: NIODeadline, task: Scheduled<Void>)?
+    /// Reused for each request's header names and values and their `nghttp2_nv` entries.
+    private var headerBytes: [UInt8] = []
+    private var headerEntries: [nghttp2_nv] = []
+
+    init(state: HTTP2ConnectionDriver) {
+        self.state = state
+    }
+
+    deinit {
+        if let session = self.session { nghttp2_session_del(session) }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // Added after ALPN, the channel is active already; in tests it becomes active later.
+        if context.channel.isActive { self.start(context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.isOpen = false
+        self.failAll()
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.start(context: context)
+        context.fireChannelActive()
+    }
+
+    /// Creates the session and sends the preface with Herald's SETTINGS: no server push, and the
+    /// header list size NIOHPACK allows.
+    private func start(context: ChannelHandlerContext) {
+        guard !self.started else { return }
+        self.started = true
+        do {
+            self.session = try Self.makeSession(userData: Unmanaged.passUnretained(self).toOpaque())
+        } catch {
+            self.connectionFailed("\(error)", context: context)
+            return
+        }
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(HPACKDecoder.defaultMaxHeaderListSize)),
+        ]
+        let submitted = nghttp2_submit_settings(self.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        guard submitted == 0 else {
+            self.connectionFailed("nghttp2_submit_settings: \(Self.describe(submitted))", context: context)
+            return
+        }
+        self.sendPending(context: context)
+    }
+
+    // MARK: Requests
+
+    func send(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
+        // A stream opened after a GOAWAY would never be answered.
+        guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, let session = self.session else {
+            promise.fail(StreamEnded.closed)
+            return
+        }
+        let id = self.submit(headers: headers, session: session)
+        guard id > 0 else {
+            // No stream id left (2^31 requests on one connection) or no memory: another
+            // connection takes it.
+            promise.fail(StreamEnded.closed)
+            return
+        }
+        self.streams[id] = Pending(promise: promise, requestBody: body)
+        if let timeout {
+            let deadline = context.eventLoop.now + timeout
+            self.deadlines.append((id, deadline))
+            self.armDeadlineTimer(for: deadline, context: context)
+        }
+        self.scheduleSend(context: context)
+    }
+
+    /// Submits the HEADERS of a request whose body the data source reads from `streams`.
+    private func submit(headers: HPACKHeaders, session: OpaquePointer) -> Int32 {
+        self.headerBytes.removeAll(keepingCapacity: true)
+        var spans: [(nameEnd: Int, valueEnd: Int, flags: UInt8)] = []
+        spans.reserveCapacity(headers.count)
+        for (name, value, indexing) in headers {
+            self.headerBytes.append(contentsOf: name.utf8)
+            let nameEnd = self.headerBytes.count
+            self.headerBytes.append(contentsOf: value.utf8)
+            let flags = indexing == .neverIndexed ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+            spans.append((nameEnd, self.headerBytes.count, flags))
+        }
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
+        // libnghttp2 copies names and values before `nghttp2_submit_request` returns.
+        return self.headerBytes.withUnsafeMutableBufferPointer { bytes -> Int32 in
+            // A request always has its pseudo-header fields.
+            guard let base = bytes.baseAddress else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
+            self.headerEntries.removeAll(keepingCapacity: true)
+            var start = 0
+            for span in spans {
+                self.headerEntries.append(
+                    nghttp2_nv(
+                        name: base + start,
+                        value: base + span.nameEnd,
+                        namelen: span.nameEnd - start,
+                        valuelen: span.valueEnd - span.nameEnd,
+                        flags: span.flags
+                    )
+                )
+                start = span.valueEnd
+            }
+            return self.headerEntries.withUnsafeBufferPointer { entries in
+                nghttp2_submit_request(session, nil, entries.baseAddress, entries.count, &provider, nil)
+            }
+        }
+    }
+
+    func ping(_ data: UInt64) {
+        guard self.isOpen, let session = self.session, let context = self.context else { return }
+        let submitted = withUnsafeBytes(of: data.bigEndian) { bytes in
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.bindMemory(to: UInt8.self).baseAddress)
+        }
+        guard submitted == 0 else { return }
+        self.sendPending(context: context)
+    }
+
+    /// One send for everything submitted during this tick; within a read, its end sends.
+    private func scheduleSend(context: ChannelHandlerContext) {
+        guard !self.reading, !self.flushScheduled else { return }
+        self.flushScheduled = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushScheduled = false
+            if let context = self.context { self.sendPending(context: context) }
+        }
+    }
+
+    /// Writes what the session has to send as one buffer and flushes it; closes the connection
+    /// once the session wants neither to read nor to write (after a GOAWAY, or an error it
+    /// answered with one).
+    private func sendPending(context: ChannelHandlerContext) {
+        guard let session = self.session, self.isOpen else { return }
+        var output: ByteBuffer?
+        self.inSession = true
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &chunk)
+            if count < 0 {
+                self.inSession = false
+                self.connectionFailed("HTTP/2: \(Self.describe(Int32(count)))", context: context)
+                return
+            }
+            guard count > 0, let chunk else { break }
+            let bytes = UnsafeRawBufferPointer(start: chunk, count: count)
+            if output == nil {
+                output = context.channel.allocator.buffer(capacity: max(count, 1024))
+            }
+            output!.writeBytes(bytes)
+        }
+        self.inSession = false
+        if let output {
+            context.write(self.wrapOutboundOut(output), promise: nil)
+            context.flush()
+        }
+        self.runCompletions()
+        if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+            self.connectionFailed(self.sessionError ?? "the HTTP/2 session ended", context: context)
+        }
+    }
+
+    // MARK: Reads
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let session = self.session, self.isOpen else { return }
+        let buffer = Self.unwrapInboundIn(data)
+        self.reading = true
+        self.inSession = true
+        let consumed = buffer.withUnsafeReadableBytes { bytes in
+            nghttp2_session_mem_recv(session, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count)
+        }
+        self.inSession = false
+        if consumed < 0 {
+            self.reading = false
+            self.runCompletions()
+            self.connectionFailed("HTTP/2: \(self.sessionError ?? Self.describe(Int32(consumed)))", context: context)
+            return
+        }
+        self.runCompletions()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        self.reading = false
+        // SETTINGS and PING acknowledgements, WINDOW_UPDATEs, and requests admitted by answers.
+        self.sendPending(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.connectionFailed("\(error)", context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.isOpen = false
+        self.state.closed(because: "connection closed")
+        self.failAll()
+        context.fireChannelInactive()
+    }
+
+    /// Ends the connection: the driver hears why, open streams fail as closed.
+    private func connectionFailed(_ reason: String, context: ChannelHandlerContext) {
+        guard self.isOpen else { return }
+        self.isOpen = false
+        self.state.closed(because: reason)
+        self.failAll()
+        context.close(promise: nil)
+    }
+
+    // MARK: Stream ends (called from the session's callbacks too)
+
+    /// The stream's answer is complete (END_STREAM received).
+    func complete(_ id: Int32) {
+        guard let pending = self.streams.removeValue(forKey: id) else { return }
+        self.dropAnsweredDeadlines()
+        guard let status = pending.status else {
+            // An answer without `:status` is a malformed stream, not a dead connection.
+            self.settle(pending.promise, .failure(.reset(.protocolError)))
+            return
+        }
+        self.settle(pending.promise, .success(HTTP2Response(status: status, headers: pending.headers, body: pending.body)))
+    }
+
+    func finish(_ id: Int32, _ ending: StreamEnded) {
+        guard let pending = self.streams.removeValue(forKey: id) else { return }
+        self.dropAnsweredDeadlines()
+        self.settle(pending.promise, .failure(ending))
+    }
+
+    /// Resets a stream with CANCEL and fails its request with `ending`.
+    func reset(_ id: Int32, ending: StreamEnded) {
+        self.finish(id, ending)
+        guard let session = self.session else { return }
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+        if !self.inSession, let context = self.context { self.scheduleSend(context: context) }
+    }
+
+    private func settle(_ promise: EventLoopPromise<HTTP2Response>, _ result: Result<HTTP2Response, StreamEnded>) {
+        if self.inSession {
+            self.completions.append((promise, result))
+        } else {
+            promise.completeWith(result.mapError { $0 })
+        }
+    }
+
+    private func runCompletions() {
+        while !self.completions.isEmpty {
+            let settled = self.completions
+            self.completions.removeAll(keepingCapacity: true)
+            for (promise, result) in settled { promise.completeWith(result.mapError { $0 }) }
+        }
+    }
+
+    private func failAll() {
+        let open = self.streams
+        self.streams = [:]
+        self.deadlines.removeAll()
+        self.deadlineTimer?.task.cancel()
+        self.deadlineTimer = nil
+        for pending in open.values { self.settle(pending.promise, .failure(.closed)) }
+        if !self.inSession { self.runCompletions() }
+    }
+
+    // MARK: Deadlines
+
+    /// Sets the connection's timer for `deadline` unless it is set for an earlier one.
+    private func armDeadlineTimer(for deadline: NIODeadline, context: ChannelHandlerContext) {
+        if let armed = self.deadlineTimer {
+            guard deadline < armed.deadline else { return }
+            armed.task.cancel()
+        }
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+            self.deadlineTimer = nil
+            self.deadlinesPassed()
+        }
+        self.deadlineTimer = (deadline, task)
+    }
+
+    /// Resets the streams whose deadline passed and sets the timer for the earliest left.
+    private func deadlinesPassed() {
+        guard let context = self.context else { return }
+        let now = context.eventLoop.now
+        var kept = Deque<(id: Int32, deadline: NIODeadline)>()
+        var expired: [Int32] = []
+        var earliest: NIODeadline?
+        for entry in self.deadlines where self.streams[entry.id] != nil {
+            if entry.deadline <= now {
+                expired.append(entry.id)
+            } else {
+                kept.append(entry)
+                earliest = min(earliest ?? entry.deadline, entry.deadline)
+            }
+        }
+        self.deadlines = kept
+        for id in expired { self.reset(id, ending: .timedOut) }
+        if self.isOpen, let earliest { self.armDeadlineTimer(for: earliest, context: context) }
+    }
+
+    private func dropAnsweredDeadlines() {
+        while let first = self.deadlines.first, self.streams[first.id] == nil {
+            self.deadlines.removeFirst()
+        }
+    }
+
+    // MARK: Driver reports
+
+    func settingsReceived(maxConcurrentStreams: Int?) {
+        self.state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams)
+    }
+
+    func pingAcknowledged(_ data: UInt64) {
+        self.state.pingAcknowledged(data)
+    }
+
+    func goAwayReceived(lastStreamID: Int32, errorCode: UInt32, debugData: String?) {
+        self.goAwayLastStreamID = min(lastStreamID, self.goAwayLastStreamID ?? lastStreamID)
+        self.state.goAwayReceived(lastStreamID: HTTP2StreamID(Int(lastStreamID)), errorCode: HTTP2ErrorCode(networkCode: Int(errorCode)), debugData: debugData)
+    }
+
+    static func describe(_ code: Int32) -> String {
+        String(cString: nghttp2_strerror(code))
+    }
+}
+
+@available(*, unavailable)
+extension NGHTTP2ClientHandler: Sendable {}
