@@ -5,8 +5,9 @@ import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
 
-// A provider's bytes played into Herald's client side of an HTTP/2 connection (NIOHTTP2 in
-// frame mode, the connection observer, the streams handler) on an EmbeddedChannel, after the
+// A provider's bytes played into Herald's client side of an HTTP/2 connection, with each codec
+// in turn (NIOHTTP2 in frame mode with the connection observer and the streams handler; then
+// libnghttp2's session), on an EmbeddedChannel, after the
 // server's SETTINGS and one to four requests. The first byte sets the number of requests (bits
 // 0–1) and how the rest is cut into reads (bits 2–7: that many bytes a read, 0 for one read);
 // the rest is what the server sends. Time then passes the requests' deadline and the connection
@@ -34,10 +35,16 @@ func discardOutbound(_ channel: EmbeddedChannel) {
 }
 
 runFuzzer { buffer in
+    for codec in HTTP2Codec.allCases {
+        play(buffer, codec: codec)
+    }
+}
+
+func play(_ buffer: UnsafeRawBufferPointer, codec: HTTP2Codec) {
     var input = FuzzInput(buffer)
     let control = input.byte()
     let channel = EmbeddedChannel()
-    guard let pipeline = try? HTTP2ClientPipeline(channel: channel),
+    guard let pipeline = try? HTTP2ClientPipeline(channel: channel, codec: codec),
         (try? channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()) != nil
     else {
         require(false, "the client pipeline did not start")

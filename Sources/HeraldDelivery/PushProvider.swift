@@ -75,7 +75,7 @@ public struct ProviderContext: Sendable {
         logger: Logger,
         clock: any Clock<Duration> = ContinuousClock(),
         sharedTokens: (any SharedProviderTokens)? = nil,
-        http2Codec: HTTP2Codec = .nio
+        http2Codec: HTTP2Codec = .nghttp2
     ) {
         self.group = group
         self.metrics = metrics

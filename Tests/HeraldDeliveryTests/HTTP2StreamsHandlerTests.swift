@@ -236,4 +236,65 @@ import Testing
         #expect(peers.state.isClosed)
         #expect(throws: HTTP2ConnectionError(.closed, "")) { try peers.request() }
     }
+
+    @Test(arguments: HTTP2Codec.allCases) func anAnswerBeforeTheWholeBodyIsSentEndsTheStreamWithoutAReset(codec: HTTP2Codec) throws {
+        let peers = try Peers(codec: codec)
+        defer { peers.finish() }
+        // More than the server's initial window: the rest waits for a WINDOW_UPDATE.
+        let body = [UInt8](repeating: 0x2a, count: 70_000)
+        let answer = try peers.request(body: body)
+        peers.interact()
+        #expect(peers.server.frames(on: 1).body.count == 65_535)
+        peers.answer(1, status: 413)
+        peers.interact()
+        #expect(try answer.result?.get().status == 413)
+        peers.server.write(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: 10_000)))
+        peers.server.write(HTTP2Frame(streamID: 1, payload: .windowUpdate(windowSizeIncrement: 10_000)))
+        peers.interact()
+        let sent = peers.server.frames(on: 1)
+        #expect(sent.reset == nil, "an answered stream is not reset")
+        #expect(sent.body == body && sent.ended, "the rest of the body follows the answer")
+    }
+
+    @Test func aFieldNameWithUpperCaseOrPastASCIIResetsTheStream() throws {
+        // NIOHPACK takes only ASCII names; NIOHTTP2's decoder checks them itself, libnghttp2's
+        // (its HTTP messaging checks off) leaves that to the handler.
+        for name in [Array("Apns-Id".utf8), [0x61, 0xAD, 0x62]] {
+            let peers = try Peers(codec: .nghttp2)
+            defer { peers.finish() }
+            let answer = try peers.request()
+            let other = try peers.request()
+            peers.interact()
+            // HEADERS (END_STREAM, END_HEADERS) on stream 1: `:status: 200` from the static
+            // table, then the field as a literal never added to the table.
+            let block: [UInt8] = [0x88, 0x00, UInt8(name.count)] + name + [0x01, 0x78]
+            let frame: [UInt8] = [0, 0, UInt8(block.count), 0x01, 0x05, 0, 0, 0, 1] + block
+            try peers.client.writeInbound(ByteBuffer(bytes: frame))
+            peers.interact()
+            #expect(throws: HTTP2StreamsHandler.StreamEnded.reset(.protocolError)) { try answer.result?.get() }
+            #expect(peers.client.isActive, "the connection stays")
+            peers.answer(3, status: 200)
+            peers.interact()
+            #expect(try other.result?.get().status == 200)
+        }
+    }
+
+    @Test func aConnectionErrorIsTheCloseReason() throws {
+        let peers = try Peers(codec: .nghttp2)
+        defer { peers.finish() }
+        let open = try peers.request()
+        peers.interact()
+        // WINDOW_UPDATE with an increment of 0 on the connection: a connection error.
+        try peers.client.writeInbound(ByteBuffer(bytes: [0, 0, 4, 0x08, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
+        peers.interact()
+        #expect(throws: HTTP2StreamsHandler.StreamEnded.closed) { try open.result?.get() }
+        #expect(peers.state.isClosed)
+        do {
+            _ = try peers.request()
+            Issue.record("a closed connection takes no request")
+        } catch let error as HTTP2ConnectionError {
+            #expect(error.message.contains("GOAWAY (PROTOCOL_ERROR)"), "\(error.message)")
+            #expect(error.message.contains("WINDOW_UPDATE"), "\(error.message)")
+        }
+    }
 }

@@ -157,6 +157,6 @@ echo "summary: ceiling $(field "$ceiling1")/$(field "$ceiling4")/s (nghttpd $(si
     "p99 $(grep -o 'p99 [0-9.]*' "$work/open-1.out" | head -1 | cut -d' ' -f2) ms at 10,000/s of 1 token, $(grep -o 'p99 [0-9.]*' "$work/open-10.out" | head -1 | cut -d' ' -f2) ms at 2,000/s of 10"
 ratio() { awk -v h="$1" -v c="$2" 'BEGIN { if (c > 0) printf "%.1f", h / c; else print "?" }'; }
 ceiling_us=$(sink_cpu "$ceiling1")
-echo "ratio to nghttpd's ceiling CPU per request ($ceiling_us µs; lscpu: $model): APNs 1 token $(ratio "$(herald_cpu "$herald1")" "$ceiling_us")×," \
+echo "ratio to nghttpd's ceiling CPU per request ($ceiling_us µs; lscpu: $model; delivery.http2-codec: ${HTTP2_CODEC:-default}): APNs 1 token $(ratio "$(herald_cpu "$herald1")" "$ceiling_us")×," \
     "10 tokens $(ratio "$(herald_cpu "$herald10")" "$ceiling_us")×; FCM 1 token $(ratio "$(herald_cpu "$fcm1")" "$ceiling_us")×," \
     "10 tokens $(ratio "$(herald_cpu "$fcm10")" "$ceiling_us")× (goals: 10 tokens ≤ 5×, 1 token ≤ 10×)"

@@ -4,6 +4,7 @@
 # token_uri from files, and start_sink_node starts a node whose app `bench` delivers to it
 # through APNs and FCM. Expects $work, $bin, $sink_port and $api_port; sets $sink_pid and
 # $herald_pid. Arguments to start_sink are nghttpd's (`-m 1000`: APNs' usual stream limit).
+# HTTP2_CODEC sets the node's delivery.http2-codec (nghttp2 or nio; unset, the build's default).
 
 start_sink() {
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/sink.key" -out "$work/sink.pem" \
@@ -37,6 +38,9 @@ PY
 }
 
 start_sink_node() {
+    # Unset, the key is left out, so builds from before it existed start too.
+    local codec=""
+    [ -n "${HTTP2_CODEC:-}" ] && codec=$'delivery:\n  http2-codec: '"$HTTP2_CODEC"
     cat > "$work/herald.yaml" <<YAML
 server:
   host: 127.0.0.1
@@ -45,6 +49,7 @@ store:
   path: $work/data
 log:
   level: warning
+$codec
 apps:
   bench:
     apns:

@@ -30,7 +30,7 @@ public actor ConnectionPool {
         /// Keep-alive PING interval of each connection.
         public var pingInterval: Duration? = .seconds(60)
         /// The library that frames each connection's HTTP/2.
-        public var codec: HTTP2Codec = .nio
+        public var codec: HTTP2Codec = .nghttp2
         public var backoff = Backoff()
 
         public init(host: String, port: Int = 443, authority: String? = nil, trustRootsPEM: [String]? = nil) {

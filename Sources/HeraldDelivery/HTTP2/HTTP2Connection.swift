@@ -23,7 +23,7 @@ public final class HTTP2Connection: Sendable {
         /// deadline. `nil` sends none.
         public var pingInterval: Duration? = .seconds(60)
         /// The library that frames the connection's HTTP/2.
-        public var codec: HTTP2Codec = .nio
+        public var codec: HTTP2Codec = .nghttp2
 
         /// TLS 1.2+ with ALPN `h2`; `trustRootsPEM` replaces the system roots (for test peers).
         public init(host: String, port: Int, authority: String? = nil, trustRootsPEM: [String]? = nil, connectTimeout: Duration = .seconds(10)) throws {

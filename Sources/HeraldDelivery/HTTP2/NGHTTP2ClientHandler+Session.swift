@@ -5,7 +5,8 @@ import NIOHTTP2
 
 /// The `nghttp2_session` behind `NGHTTP2ClientHandler` and the C callbacks through which it
 /// reports frames: each finds the handler through the session's user data, an unretained
-/// pointer (the handler owns the session and deletes it in `deinit`, so it outlives every call).
+/// pointer (the handler owns the session and deletes it once removed from the pipeline or in
+/// `deinit`, never during one of its calls, and callbacks run only inside its calls).
 extension NGHTTP2ClientHandler {
     struct SessionSetupFailed: Error, CustomStringConvertible {
         var call: String
@@ -21,6 +22,11 @@ extension NGHTTP2ClientHandler {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
             guard let frame, let userData else { return 0 }
             NGHTTP2ClientHandler.handler(userData).frameReceived(frame.pointee)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
+            guard let frame, let userData else { return 0 }
+            NGHTTP2ClientHandler.handler(userData).headerBlockBegan(frame.pointee.hd.stream_id)
             return 0
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
@@ -43,16 +49,40 @@ extension NGHTTP2ClientHandler {
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, _, userData in
-            // A request's HEADERS the session would not send (a GOAWAY came first): no stream
-            // was opened, so no close callback will end it.
+            // A request's HEADERS the session would not send (a GOAWAY came first, or its
+            // deadline passed before it left): no stream was opened, so no close callback will
+            // end it.
             guard let frame, let userData, UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue else { return 0 }
-            NGHTTP2ClientHandler.handler(userData).finish(frame.pointee.hd.stream_id, .closed)
+            let handler = NGHTTP2ClientHandler.handler(userData)
+            handler.bodies[frame.pointee.hd.stream_id] = nil
+            handler.finish(frame.pointee.hd.stream_id, .closed)
             return 0
         }
         nghttp2_session_callbacks_set_error_callback2(callbacks) { _, _, message, length, userData in
             guard let userData, let message else { return 0 }
             let text = UnsafeRawBufferPointer(start: message, count: length)
             NGHTTP2ClientHandler.handler(userData).sessionError = String(decoding: text, as: UTF8.self)
+            return 0
+        }
+        // What the peer did wrong reaches the handler here (a bad frame, a window overflow, an
+        // HPACK error), and the GOAWAY libnghttp2 answers a connection error with is sent after.
+        nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, code, userData in
+            guard let frame, let userData else { return 0 }
+            let type = NGHTTP2ClientHandler.frameTypeName(frame.pointee.hd.type)
+            let text = "invalid \(type) frame on stream \(frame.pointee.hd.stream_id): \(NGHTTP2ClientHandler.describe(code))"
+            NGHTTP2ClientHandler.handler(userData).lastInvalidFrame = text
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
+            guard let frame, let userData, UInt32(frame.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue else { return 0 }
+            let handler = NGHTTP2ClientHandler.handler(userData)
+            let goAway = frame.pointee.goaway
+            var reason = "sent GOAWAY (\(String(cString: nghttp2_http2_strerror(goAway.error_code))))"
+            if goAway.opaque_data_len > 0, let opaque = goAway.opaque_data {
+                reason += ": " + String(decoding: UnsafeBufferPointer(start: opaque, count: goAway.opaque_data_len), as: UTF8.self)
+            }
+            if let invalid = handler.lastInvalidFrame { reason += " after an \(invalid)" }
+            handler.sessionError = reason
             return 0
         }
         var options: OpaquePointer?
@@ -68,6 +98,22 @@ extension NGHTTP2ClientHandler {
         return session
     }
 
+    static func frameTypeName(_ type: UInt8) -> String {
+        switch UInt32(type) {
+        case NGHTTP2_DATA.rawValue: "DATA"
+        case NGHTTP2_HEADERS.rawValue: "HEADERS"
+        case NGHTTP2_PRIORITY.rawValue: "PRIORITY"
+        case NGHTTP2_RST_STREAM.rawValue: "RST_STREAM"
+        case NGHTTP2_SETTINGS.rawValue: "SETTINGS"
+        case NGHTTP2_PUSH_PROMISE.rawValue: "PUSH_PROMISE"
+        case NGHTTP2_PING.rawValue: "PING"
+        case NGHTTP2_GOAWAY.rawValue: "GOAWAY"
+        case NGHTTP2_WINDOW_UPDATE.rawValue: "WINDOW_UPDATE"
+        case NGHTTP2_CONTINUATION.rawValue: "CONTINUATION"
+        default: "type \(type)"
+        }
+    }
+
     private static func handler(_ userData: UnsafeMutableRawPointer) -> NGHTTP2ClientHandler {
         Unmanaged<NGHTTP2ClientHandler>.fromOpaque(userData).takeUnretainedValue()
     }
@@ -77,17 +123,21 @@ extension NGHTTP2ClientHandler {
         { _, streamID, buffer, length, flags, _, userData in
             guard let userData, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
             let handler = NGHTTP2ClientHandler.handler(userData)
-            let copied = handler.streams[streamID]?.requestBody.readWithUnsafeReadableBytes { bytes in
-                let count = min(length, bytes.count)
-                UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: count)
-                return count
-            }
-            // A stream that already ended here (its deadline passed) is being reset.
-            guard let copied, let left = handler.streams[streamID]?.requestBody.readableBytes else {
+            // Every stream keeps its body until it is sent or the stream closes.
+            guard var body = handler.bodies.removeValue(forKey: streamID) else {
                 return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
             }
-            if left == 0 { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
-            return copied
+            let count = min(length, body.readableBytes)
+            body.withUnsafeReadableBytes { bytes in
+                if count > 0 { UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            }
+            body.moveReaderIndex(forwardBy: count)
+            if body.readableBytes == 0 {
+                flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            } else {
+                handler.bodies[streamID] = body
+            }
+            return count
         }
     }
 
@@ -125,8 +175,18 @@ extension NGHTTP2ClientHandler {
         }
     }
 
+    private func headerBlockBegan(_ id: Int32) {
+        self.streams[id]?.block = HPACKHeaders()
+    }
+
     private func headerReceived(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard self.streams[streamID] != nil else { return }
+        // A field name with upper case or bytes past ASCII makes the answer malformed (RFC 9113
+        // §8.2.1); libnghttp2's own checks are off, and NIOHPACK takes only ASCII names.
+        guard name.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) else {
+            self.reset(streamID, ending: .reset(.protocolError), code: NGHTTP2_PROTOCOL_ERROR)
+            return
+        }
         self.streams[streamID]?.block.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
     }
 
@@ -156,6 +216,7 @@ extension NGHTTP2ClientHandler {
     /// refused never reached the peer: they go to another connection at once, not after a
     /// reset's back-off.
     private func streamClosed(_ id: Int32, errorCode: UInt32) {
+        self.bodies[id] = nil
         guard self.streams[id] != nil else { return }
         let refused = self.goAwayLastStreamID.map { id > $0 } ?? false
         if refused || errorCode == NGHTTP2_NO_ERROR.rawValue {

@@ -13,8 +13,10 @@ import NIOHTTP2
 /// windows (it reopens them once half is used) and acknowledges SETTINGS and PINGs itself.
 ///
 /// libnghttp2 calls back into the handler from inside `nghttp2_session_mem_recv` and
-/// `_mem_send`; promises completed there run their callbacks after the call returns, so a
-/// request a freed permit admits is never submitted from inside the session.
+/// `_mem_send`; requests ended there have their promises completed after the call returns, so
+/// what their callbacks do (give back a permit, admit a waiting request) runs outside the
+/// session. A raised stream limit in a SETTINGS frame admits waiting requests from inside it;
+/// libnghttp2 allows submitting there, and the read's end sends them.
 final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = Never
@@ -24,8 +26,6 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     struct Pending {
         var promise: EventLoopPromise<HTTP2Response>
-        /// What is left to send of the request's body.
-        var requestBody: ByteBuffer
         var status: Int?
         var headers = HPACKHeaders()
         /// The header block being received (a 1xx head, the answer's, or trailers).
@@ -37,6 +37,10 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     private var session: OpaquePointer?
     private(set) var context: ChannelHandlerContext?
     var streams: [Int32: Pending] = [:]
+    /// What is left to send of each request's body, kept apart from `streams`: a peer may answer
+    /// before the whole body is out (waiting for its window), and the stream must still end
+    /// cleanly rather than be reset. Dropped once sent or when the stream closes.
+    var bodies: [Int32: ByteBuffer] = [:]
     private var started = false
     private var isOpen = true
     /// Inside `nghttp2_session_mem_recv` or `_mem_send`: answers wait in `completions`.
@@ -49,6 +53,8 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     var goAwayLastStreamID: Int32?
     /// Why libnghttp2 ended the session, for the driver's reason.
     var sessionError: String?
+    /// The last frame libnghttp2 refused, for the reason of the GOAWAY it answers with.
+    var lastInvalidFrame: String?
     /// Every stream with a deadline, in the order they were opened (see `HTTP2StreamsHandler`).
     private var deadlines = Deque<(id: Int32, deadline: NIODeadline)>()
     private var deadlineTimer: (deadline: NIODeadline, task: Scheduled<Void>)?
@@ -64,6 +70,15 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         if let session = self.session { nghttp2_session_del(session) }
     }
 
+    /// Frees the session's tables and queues once the connection is gone (the handler lives on
+    /// while `HTTP2Connection` does); never from inside one of its calls.
+    private func releaseSessionIfRemoved() {
+        guard self.context == nil, !self.inSession, let session = self.session else { return }
+        self.session = nil
+        self.bodies = [:]
+        nghttp2_session_del(session)
+    }
+
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         // Added after ALPN, the channel is active already; in tests it becomes active later.
@@ -74,6 +89,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.isOpen = false
         self.failAll()
         self.context = nil
+        self.releaseSessionIfRemoved()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -109,17 +125,18 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     func send(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
         // A stream opened after a GOAWAY would never be answered.
         guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, let session = self.session else {
-            promise.fail(StreamEnded.closed)
+            self.settle(promise, .failure(.closed))
             return
         }
         let id = self.submit(headers: headers, session: session)
         guard id > 0 else {
             // No stream id left (2^31 requests on one connection) or no memory: another
             // connection takes it.
-            promise.fail(StreamEnded.closed)
+            self.settle(promise, .failure(.closed))
             return
         }
-        self.streams[id] = Pending(promise: promise, requestBody: body)
+        self.streams[id] = Pending(promise: promise)
+        self.bodies[id] = body
         if let timeout {
             let deadline = context.eventLoop.now + timeout
             self.deadlines.append((id, deadline))
@@ -137,7 +154,9 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
             self.headerBytes.append(contentsOf: name.utf8)
             let nameEnd = self.headerBytes.count
             self.headerBytes.append(contentsOf: value.utf8)
-            let flags = indexing == .neverIndexed ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+            // Fields marked not to index (per-push ids and expirations) stay out of the peer's
+            // table, as NIOHPACK leaves them. (libnghttp2 never indexes `authorization`.)
+            let flags = indexing == .indexable ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
             spans.append((nameEnd, self.headerBytes.count, flags))
         }
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
@@ -167,9 +186,8 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     func ping(_ data: UInt64) {
         guard self.isOpen, let session = self.session, let context = self.context else { return }
-        let submitted = withUnsafeBytes(of: data.bigEndian) { bytes in
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.bindMemory(to: UInt8.self).baseAddress)
-        }
+        let opaque = (0..<8).map { UInt8(truncatingIfNeeded: data >> (56 - 8 * $0)) }
+        let submitted = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), opaque)
         guard submitted == 0 else { return }
         self.sendPending(context: context)
     }
@@ -196,6 +214,8 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
             let count = nghttp2_session_mem_send(session, &chunk)
             if count < 0 {
                 self.inSession = false
+                if let output { context.write(self.wrapOutboundOut(output), promise: nil) }
+                self.runCompletions()
                 self.connectionFailed("HTTP/2: \(Self.describe(Int32(count)))", context: context)
                 return
             }
@@ -215,6 +235,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
             self.connectionFailed(self.sessionError ?? "the HTTP/2 session ended", context: context)
         }
+        self.releaseSessionIfRemoved()
     }
 
     // MARK: Reads
@@ -225,16 +246,18 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.reading = true
         self.inSession = true
         let consumed = buffer.withUnsafeReadableBytes { bytes in
-            nghttp2_session_mem_recv(session, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count)
+            nghttp2_session_mem_recv(session, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
         }
         self.inSession = false
         if consumed < 0 {
             self.reading = false
             self.runCompletions()
             self.connectionFailed("HTTP/2: \(self.sessionError ?? Self.describe(Int32(consumed)))", context: context)
+            self.releaseSessionIfRemoved()
             return
         }
         self.runCompletions()
+        self.releaseSessionIfRemoved()
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -284,11 +307,12 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.settle(pending.promise, .failure(ending))
     }
 
-    /// Resets a stream with CANCEL and fails its request with `ending`.
-    func reset(_ id: Int32, ending: StreamEnded) {
+    /// Resets a stream with `code` (CANCEL unless the peer broke it) and fails its request with
+    /// `ending`.
+    func reset(_ id: Int32, ending: StreamEnded, code: nghttp2_error_code = NGHTTP2_CANCEL) {
         self.finish(id, ending)
         guard let session = self.session else { return }
-        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, code.rawValue)
         if !self.inSession, let context = self.context { self.scheduleSend(context: context) }
     }
 

@@ -32,7 +32,7 @@ struct GorushEndToEndHarness {
     /// connections.
     static func with(
         extraYAML: String = "",
-        http2Codec: String = "nio",
+        http2Codec: String = "nghttp2",
         setup: TestingSetup = .router,
         clock: any Clock<Duration> = ContinuousClock(),
         _ body: @escaping @Sendable (GorushEndToEndHarness) async throws -> Void
