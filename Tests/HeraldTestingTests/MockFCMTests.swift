@@ -12,6 +12,51 @@ import _CryptoExtras
 /// The strict mock FCM as a plain HTTP client sees it: AsyncHTTPClient over TLS (HTTP/2 by ALPN)
 /// trusting the mock's certificate, JWTs signed here with the test service account's key.
 @Suite(.timeLimit(.minutes(2))) struct MockFCMTests {
+    // MARK: Transport
+
+    @Test func aClientWithoutHTTP2IsServedOverHTTP1AndRecordedSo() async throws {
+        try await MockFCMHarness.with { harness in
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(harness.mock.certificatePEM.utf8), format: .pem)])
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+            configuration.httpVersion = .http1Only
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            do {
+                let accessToken = try await harness.accessToken()
+                var request = HTTPClientRequest(url: harness.mock.baseURL + "/v1/projects/herald-test/messages:send")
+                request.method = .POST
+                request.headers.add(name: "content-type", value: "application/json")
+                request.headers.add(name: "authorization", value: "Bearer \(accessToken)")
+                request.body = .bytes(ByteBuffer(string: #"{"message":{"token":"dGVzdA:APA91b-x_y"}}"#))
+                let response = try await client.execute(request, timeout: .init(TestTime.bound(.seconds(30))))
+                #expect(response.status == .ok)
+                #expect(response.version == .http1_1)
+                _ = try await response.body.collect(upTo: 1 << 20)
+                #expect(harness.mock.accepted.map(\.overHTTP2) == [false])
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
+        }
+    }
+
+    @Test func otherPathsAndMethodsAreABare404AndOversizedBodiesA413() async throws {
+        try await MockFCMHarness.with { harness in
+            for (method, path) in [(HTTPMethod.POST, "/v1/projects/herald-test/messages:batchSend"), (.GET, "/v1/projects/herald-test/messages:send"), (.POST, "/fcm/send"), (.POST, "/v1/projects/a/b/messages:send")] {
+                var request = HTTPClientRequest(url: harness.mock.baseURL + path)
+                request.method = method
+                let response = try await harness.client.execute(request, timeout: .init(TestTime.bound(.seconds(30))))
+                #expect(response.status == .notFound, "\(method) \(path)")
+                #expect(response.headers["content-type"].isEmpty)
+                #expect(try await response.body.collect(upTo: 1 << 20).readableBytes == 0)
+            }
+            let oversized = String(repeating: "x", count: (1 << 20) + 1)
+            #expect(try await harness.send(oversized, accessToken: "t").status == 413)
+            #expect(harness.mock.sendRequestCount == 0, "neither reached the send endpoint's checks")
+        }
+    }
+
     // MARK: Token endpoint
 
     @Test func validAssertionIsExchangedAndItsTokenSends() async throws {

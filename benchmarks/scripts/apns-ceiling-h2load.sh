@@ -14,6 +14,8 @@ connections=${2:-2}
 streams=${3:-100}
 bin=${BENCH_BIN:-.build-release/release/herald}
 dev_bin=${BENCH_DEV_BIN:-.build-release/release/herald-dev}
+# Absolute, for the mocks started from the work directory (BENCH_DEV_BIN may be either).
+dev_bin_path=$(realpath -m "$dev_bin")
 mock_port=${BENCH_MOCK_PORT:-19443}
 command -v h2load >/dev/null || { echo "needs h2load (apt-get install nghttp2-client)" >&2; exit 1; }
 [ -x "$bin" ] && [ -x "$dev_bin" ] || { echo "needs $bin and $dev_bin (swift build -c release --scratch-path .build-release)" >&2; exit 1; }
@@ -26,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$work" && exec "$OLDPWD/$dev_bin" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem \
+(cd "$work" && exec "$dev_bin_path" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem \
     --key-id BENCHKEY01 --team-id BENCHTEAM1 --token-out token.jwt > mock.log 2>&1) &
 mock_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/token.jwt" ] && break; sleep 0.1; done

@@ -14,6 +14,8 @@ cd "$(dirname "$0")/../.."
 count=${1:-50000}
 bin=${BENCH_BIN:-.build-release/release/herald}
 dev_bin=${BENCH_DEV_BIN:-.build-release/release/herald-dev}
+# Absolute, for the mocks started from the work directory (BENCH_DEV_BIN may be either).
+dev_bin_path=$(realpath -m "$dev_bin")
 mock_port=${BENCH_MOCK_PORT:-19443}
 python3 -c "import aioapns" 2>/dev/null || { echo "needs aioapns (pip install aioapns)" >&2; exit 1; }
 
@@ -26,7 +28,7 @@ ceiling=$(echo "$ceiling_out" | rate)
 
 echo "== peer: aioapns → mock APNs, $count notifications"
 work=$(mktemp -d)
-(cd "$work" && exec "$OLDPWD/$dev_bin" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem \
+(cd "$work" && exec "$dev_bin_path" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem \
     --key-id BENCHKEY01 --team-id BENCHTEAM1 > mock.log 2>&1) &
 mock_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/ca.pem" ] && break; sleep 0.1; done

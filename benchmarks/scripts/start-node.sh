@@ -10,7 +10,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$work" && exec "$OLDPWD/$dev_bin" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem --key-id BENCHKEY01 --team-id BENCHTEAM1 > mock.log 2>&1) &
+# Absolute, for the mock started from the work directory ($dev_bin may be either).
+dev_bin_path=$(realpath -m "$dev_bin")
+(cd "$work" && exec "$dev_bin_path" mock-apns --port "$mock_port" --key-out key.p8 --certificate-out ca.pem --key-id BENCHKEY01 --team-id BENCHTEAM1 > mock.log 2>&1) &
 mock_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/ca.pem" ] && break; sleep 0.1; done
 

@@ -1,11 +1,11 @@
 import Foundation
-import Hummingbird
-import HummingbirdHTTP2
-import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
 import NIOSSL
-import ServiceLifecycle
+import NIOTLS
 import _CryptoExtras
 
 /// A strict stand-in for FCM HTTP v1 and Google's OAuth token endpoint on 127.0.0.1: HTTP/2
@@ -26,22 +26,16 @@ public final class MockFCM: Sendable {
         var tokenRequests = 0
         var sendRequests = 0
         var latency: Duration = .zero
-        var port = 0
-        var server: (group: ServiceGroup, task: Task<Void, Never>)?
+        var listener: (any Channel)?
         var connections: [ObjectIdentifier: any Channel] = [:]
         var connectionsAccepted = 0
         var isShutDown = false
     }
 
-    enum StartError: Error {
-        /// The server stopped before it was listening; `underlying` says why, when known.
-        case stoppedBeforeListening(underlying: (any Error)?)
-    }
-
     let configuration: Configuration
     let publicKey: _RSA.Signing.PublicKey
     let shared: NIOLockedValueBox<Shared>
-    private let tlsConfiguration: TLSConfiguration
+    private let sslContext: NIOSSLContext
     /// PEM of the mock's self-signed certificate: clients trust it to connect.
     public let certificatePEM: String
 
@@ -56,70 +50,45 @@ public final class MockFCM: Sendable {
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificate.privateKeyPEM.utf8), format: .pem))
         )
         tls.minimumTLSVersion = .tlsv12
-        self.tlsConfiguration = tls
+        tls.applicationProtocols = ["h2", "http/1.1"]
+        self.sslContext = try NIOSSLContext(configuration: tls)
     }
 
     /// Starts a mock listening on 127.0.0.1 (`port` 0 picks a free port) and returns once it
     /// listens.
     public static func start(configuration: Configuration, port: Int = 0) async throws -> MockFCM {
         let mock = try MockFCM(configuration: configuration)
-        let (listening, listened) = AsyncStream.makeStream(of: Result<Int, StartError>.self)
-        let application = Application(
-            router: mock.router(),
-            server: try .http2Upgrade(tlsConfiguration: mock.tlsConfiguration),
-            configuration: .init(address: .hostname("127.0.0.1", port: port)),
-            onServerRunning: { listener in
-                do {
-                    try await mock.trackConnections(on: listener)
-                    listened.yield(.success(listener.localAddress?.port ?? 0))
-                } catch {
-                    listened.yield(.failure(.stoppedBeforeListening(underlying: error)))
+        // The shared threads: the mock closes its connections itself, so it need not own (and
+        // shut down) a group to be rid of them.
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                mock.track(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: mock.sslContext))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ApplicationProtocolNegotiationHandler { result, channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                if case .negotiated("h2") = result {
+                                    try mock.configureHTTP2(on: channel)
+                                } else {
+                                    try mock.configureHTTP1(on: channel)
+                                }
+                            }
+                        }
+                    )
                 }
-            },
-            // The shared threads: the mock closes its connections itself, so it need not own
-            // (and shut down) a group to be rid of them.
-            eventLoopGroupProvider: .singleton,
-            // A test peer stays quiet; its record is what tests read.
-            logger: Logger(label: "herald.mock-fcm", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        // A group of its own, so a test can start and stop the mock in one scope. It is stopped
-        // by graceful shutdown: cancelled, Hummingbird traps on a connection it was accepting
-        // (see `LoopbackServer`).
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: [application],
-            gracefulShutdownSignals: [],
-            logger: Logger(label: "herald.mock-fcm", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        // A send held by scripted latency must not hold a test up (see `LoopbackServer`).
-        groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
-        let group = ServiceGroup(configuration: groupConfiguration)
-        let task = Task {
-            do {
-                try await group.run()
-                listened.yield(.failure(.stoppedBeforeListening(underlying: nil)))
-            } catch {
-                listened.yield(.failure(.stoppedBeforeListening(underlying: error)))
             }
-            listened.finish()
-        }
-        let server = (group: group, task: task)
-        mock.shared.withLockedValue { $0.server = server }
-        var results = listening.makeAsyncIterator()
-        switch await results.next() {
-        case .success(let boundPort):
-            mock.shared.withLockedValue { $0.port = boundPort }
-            return mock
-        case .failure(let error):
-            await mock.shutdown()
-            throw error
-        case nil:
-            await mock.shutdown()
-            throw StartError.stoppedBeforeListening(underlying: nil)
-        }
+            .bind(host: "127.0.0.1", port: port)
+            .get()
+        mock.shared.withLockedValue { $0.listener = listener }
+        return mock
     }
 
+
     /// The port the mock listens on.
-    public var port: Int { self.shared.withLockedValue { $0.port } }
+    public var port: Int { self.shared.withLockedValue { $0.listener?.localAddress?.port } ?? 0 }
 
     /// The token endpoint, for the service account's `token_uri` and the JWT's `aud`.
     public var tokenURI: String { "https://localhost:\(self.port)/token" }
@@ -129,20 +98,15 @@ public final class MockFCM: Sendable {
 
     /// Stops listening and closes every connection. Safe to call twice.
     public func shutdown() async {
-        let (alreadyDown, server) = self.shared.withLockedValue { shared in
+        let (alreadyDown, listener) = self.shared.withLockedValue { shared in
             defer {
                 shared.isShutDown = true
-                shared.server = nil
+                shared.listener = nil
             }
-            return (shared.isShutDown, shared.server)
+            return (shared.isShutDown, shared.listener)
         }
         guard !alreadyDown else { return }
-        await server?.group.triggerGracefulShutdown()
-        // Hummingbird waits for open connections to end; a client keeping its connection alive
-        // would hold the shutdown up, so the mock ends them itself.
-        await self.closeConnections()
-        await server?.task.value
-        // One accepted while the listener was closing.
+        try? await listener?.close()
         await self.closeConnections()
     }
 
@@ -216,20 +180,33 @@ public final class MockFCM: Sendable {
         }
     }
 
-    /// Puts a `MockFCMConnectionTracker` first on the listener, before any client can connect.
-    private func trackConnections(on listener: any Channel) async throws {
-        try await listener.eventLoop.submit { [shared] in
-            let tracker = MockFCMConnectionTracker { connection in
-                let id = ObjectIdentifier(connection)
-                shared.withLockedValue {
-                    $0.connections[id] = connection
-                    $0.connectionsAccepted += 1
-                }
-                connection.closeFuture.whenComplete { _ in
-                    shared.withLockedValue { _ = $0.connections.removeValue(forKey: id) }
-                }
+    /// Counts an accepted connection and keeps it, to drop or close at shutdown, until it closes.
+    private func track(_ connection: any Channel) {
+        let id = ObjectIdentifier(connection)
+        self.shared.withLockedValue {
+            $0.connections[id] = connection
+            $0.connectionsAccepted += 1
+        }
+        connection.closeFuture.whenComplete { [shared] _ in
+            shared.withLockedValue { _ = $0.connections.removeValue(forKey: id) }
+        }
+    }
+
+    private func configureHTTP2(on channel: any Channel) throws {
+        // NIOHTTP2's first SETTINGS: 100 streams at once, as Google's front ends announce.
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server,
+            connectionConfiguration: NIOHTTP2Handler.ConnectionConfiguration(),
+            streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(MockFCMStreamHandler(mock: self))
             }
-            try listener.pipeline.syncOperations.addHandler(tracker, position: .first)
-        }.get()
+        }
+    }
+
+    private func configureHTTP1(on channel: any Channel) throws {
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+        try channel.pipeline.syncOperations.addHandler(MockFCMHTTP1Handler(mock: self))
     }
 }

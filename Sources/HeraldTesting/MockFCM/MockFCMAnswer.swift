@@ -1,6 +1,4 @@
 import HeraldCore
-import Hummingbird
-import NIOCore
 
 /// One answer of the mock, in Google's wire shapes: `google.rpc.Status` envelopes from the send
 /// endpoint (fcm.md §4.1), RFC 6749 §5.2 errors and the grant from the token endpoint (§1.3).
@@ -16,15 +14,21 @@ struct MockFCMAnswer: Sendable, Hashable {
     static let badRequestType = "type.googleapis.com/google.rpc.BadRequest"
     static let quotaFailureType = "type.googleapis.com/google.rpc.QuotaFailure"
 
-    func response() -> Response {
-        var headers: HTTPFields = [.contentType: "application/json; charset=UTF-8"]
-        if let retryAfter = self.retryAfter { headers[.retryAfter] = retryAfter }
-        if let wwwAuthenticate = self.wwwAuthenticate { headers[.wwwAuthenticate] = wwwAuthenticate }
-        return Response(
-            status: .init(code: self.status),
-            headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.body))
-        )
+    /// Without a body or a content type: what a URL Google does not serve gets.
+    var isBare = false
+
+    /// A path neither endpoint serves, or a method other than POST.
+    static let notFound = MockFCMAnswer(status: 404, body: [], isBare: true)
+    /// A body past `MockFCM.maximumBodySize`, refused before it is read.
+    static let contentTooLarge = MockFCMAnswer(status: 413, body: [], isBare: true)
+
+    /// The answer's header fields besides the status, in the order written.
+    var headerFields: [(String, String)] {
+        var fields: [(String, String)] = []
+        if !self.isBare { fields.append(("content-type", "application/json; charset=UTF-8")) }
+        if let retryAfter = self.retryAfter { fields.append(("retry-after", retryAfter)) }
+        if let wwwAuthenticate = self.wwwAuthenticate { fields.append(("www-authenticate", wwwAuthenticate)) }
+        return fields
     }
 
     // MARK: Send endpoint
