@@ -1,4 +1,3 @@
-import DequeModule
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -51,11 +50,9 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
     private var flushScheduled = false
     /// The last stream the peer will process, once it has sent GOAWAY.
     private var goAwayLastStreamID: HTTP2StreamID?
-    /// Every stream with a deadline, in the order they were opened; answered ones leave from the
-    /// front as they are passed. One timer for the connection, set for the earliest deadline,
-    /// replaces a scheduled task per stream (its heap insert and cancel cost 5 % of a push).
-    private var deadlines = Deque<(id: HTTP2StreamID, deadline: NIODeadline)>()
-    private var deadlineTimer: (deadline: NIODeadline, task: Scheduled<Void>)?
+    /// Every stream with a deadline, and the connection's one timer for them.
+    private var deadlines = StreamDeadlines<HTTP2StreamID>()
+    private var deadlineTimer: Scheduled<Void>?
     /// A connection WINDOW_UPDATE is written and not yet seen applied (NIOHTTP2 holds frames
     /// while the socket is not writable; a second one meanwhile would open the window twice).
     private var connectionRefillInFlight = false
@@ -81,9 +78,9 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.nextStreamID += 2
         self.streams[id] = Pending(promise: promise)
         if let timeout {
-            let deadline = context.eventLoop.now + timeout
-            self.deadlines.append((id, deadline))
-            self.armDeadlineTimer(for: deadline, context: context)
+            if let timer = self.deadlines.add(id, deadline: context.eventLoop.now + timeout) {
+                self.setDeadlineTimer(for: timer, context: context)
+            }
         }
         // A HEADERS frame NIOHTTP2 refuses (still waiting for a free stream when a GOAWAY
         // arrives, say) opens no stream, so no close event would ever end this request: its
@@ -210,45 +207,25 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         pending.promise.fail(ending)
     }
 
-    /// Sets the connection's timer for `deadline` unless it is set for an earlier one.
-    private func armDeadlineTimer(for deadline: NIODeadline, context: ChannelHandlerContext) {
-        if let armed = self.deadlineTimer {
-            guard deadline < armed.deadline else { return }
-            armed.task.cancel()
-        }
-        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+    /// Moves the connection's one timer to `deadline`.
+    private func setDeadlineTimer(for deadline: NIODeadline, context: ChannelHandlerContext) {
+        self.deadlineTimer?.cancel()
+        self.deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
             self.deadlineTimer = nil
             self.deadlinesPassed()
         }
-        self.deadlineTimer = (deadline, task)
     }
 
     /// Resets the streams whose deadline passed and sets the timer for the earliest left.
     private func deadlinesPassed() {
         guard let context = self.context else { return }
-        let now = context.eventLoop.now
-        var kept = Deque<(id: HTTP2StreamID, deadline: NIODeadline)>()
-        var expired: [HTTP2StreamID] = []
-        var earliest: NIODeadline?
-        for entry in self.deadlines where self.streams[entry.id] != nil {
-            if entry.deadline <= now {
-                expired.append(entry.id)
-            } else {
-                kept.append(entry)
-                earliest = min(earliest ?? entry.deadline, entry.deadline)
-            }
-        }
-        self.deadlines = kept
+        let (expired, next) = self.deadlines.timerFired(now: context.eventLoop.now) { self.streams[$0] != nil }
         for id in expired { self.reset(id, context: context, ending: .timedOut) }
-        if self.isOpen, let earliest { self.armDeadlineTimer(for: earliest, context: context) }
+        if self.isOpen, let next { self.setDeadlineTimer(for: next, context: context) }
     }
 
-    /// Answers mostly come in the order the streams were opened: the front of `deadlines` is
-    /// dropped as far as it is answered, so it holds about the streams in flight.
     private func dropAnsweredDeadlines() {
-        while let first = self.deadlines.first, self.streams[first.id] == nil {
-            self.deadlines.removeFirst()
-        }
+        self.deadlines.dropAnswered { self.streams[$0] != nil }
     }
 
     private func reset(_ id: HTTP2StreamID, context: ChannelHandlerContext, ending: StreamEnded) {
@@ -261,7 +238,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         let open = self.streams
         self.streams = [:]
         self.deadlines.removeAll()
-        self.deadlineTimer?.task.cancel()
+        self.deadlineTimer?.cancel()
         self.deadlineTimer = nil
         for pending in open.values {
             pending.promise.fail(ending)

@@ -1,5 +1,4 @@
 import CNGHTTP2
-import DequeModule
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -55,9 +54,9 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     var sessionError: String?
     /// The last frame libnghttp2 refused, for the reason of the GOAWAY it answers with.
     var lastInvalidFrame: String?
-    /// Every stream with a deadline, in the order they were opened (see `HTTP2StreamsHandler`).
-    private var deadlines = Deque<(id: Int32, deadline: NIODeadline)>()
-    private var deadlineTimer: (deadline: NIODeadline, task: Scheduled<Void>)?
+    /// Every stream with a deadline, and the connection's one timer for them.
+    private var deadlines = StreamDeadlines<Int32>()
+    private var deadlineTimer: Scheduled<Void>?
     /// Reused for each request's header names and values and their `nghttp2_nv` entries.
     private var headerBytes: [UInt8] = []
     private var headerEntries: [nghttp2_nv] = []
@@ -138,9 +137,9 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.streams[id] = Pending(promise: promise)
         self.bodies[id] = body
         if let timeout {
-            let deadline = context.eventLoop.now + timeout
-            self.deadlines.append((id, deadline))
-            self.armDeadlineTimer(for: deadline, context: context)
+            if let timer = self.deadlines.add(id, deadline: context.eventLoop.now + timeout) {
+                self.setDeadlineTimer(for: timer, context: context)
+            }
         }
         self.scheduleSend(context: context)
     }
@@ -336,7 +335,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         let open = self.streams
         self.streams = [:]
         self.deadlines.removeAll()
-        self.deadlineTimer?.task.cancel()
+        self.deadlineTimer?.cancel()
         self.deadlineTimer = nil
         for pending in open.values { self.settle(pending.promise, .failure(.closed)) }
         if !self.inSession { self.runCompletions() }
@@ -344,43 +343,25 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     // MARK: Deadlines
 
-    /// Sets the connection's timer for `deadline` unless it is set for an earlier one.
-    private func armDeadlineTimer(for deadline: NIODeadline, context: ChannelHandlerContext) {
-        if let armed = self.deadlineTimer {
-            guard deadline < armed.deadline else { return }
-            armed.task.cancel()
-        }
-        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+    /// Moves the connection's one timer to `deadline`.
+    private func setDeadlineTimer(for deadline: NIODeadline, context: ChannelHandlerContext) {
+        self.deadlineTimer?.cancel()
+        self.deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
             self.deadlineTimer = nil
             self.deadlinesPassed()
         }
-        self.deadlineTimer = (deadline, task)
     }
 
     /// Resets the streams whose deadline passed and sets the timer for the earliest left.
     private func deadlinesPassed() {
         guard let context = self.context else { return }
-        let now = context.eventLoop.now
-        var kept = Deque<(id: Int32, deadline: NIODeadline)>()
-        var expired: [Int32] = []
-        var earliest: NIODeadline?
-        for entry in self.deadlines where self.streams[entry.id] != nil {
-            if entry.deadline <= now {
-                expired.append(entry.id)
-            } else {
-                kept.append(entry)
-                earliest = min(earliest ?? entry.deadline, entry.deadline)
-            }
-        }
-        self.deadlines = kept
+        let (expired, next) = self.deadlines.timerFired(now: context.eventLoop.now) { self.streams[$0] != nil }
         for id in expired { self.reset(id, ending: .timedOut) }
-        if self.isOpen, let earliest { self.armDeadlineTimer(for: earliest, context: context) }
+        if self.isOpen, let next { self.setDeadlineTimer(for: next, context: context) }
     }
 
     private func dropAnsweredDeadlines() {
-        while let first = self.deadlines.first, self.streams[first.id] == nil {
-            self.deadlines.removeFirst()
-        }
+        self.deadlines.dropAnswered { self.streams[$0] != nil }
     }
 
     // MARK: Driver reports
