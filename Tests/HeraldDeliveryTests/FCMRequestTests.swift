@@ -23,6 +23,32 @@ import Testing
         #expect((message["data"] as? [String: String]) == ["a": "1"])
     }
 
+    @Test func theSizeWithoutTargetsIsTheSizeOfTheMessageWrittenWithoutThem() {
+        let token: (String, JSONValue) = ("token", .string("abc:DEF_123-x"))
+        let topic: (String, JSONValue) = ("topic", .string("news"))
+        let condition: (String, JSONValue) = ("condition", .string("'a' in topics && 'b' in topics"))
+        let data: (String, JSONValue) = ("data", .object([("k", .string("v\"\u{1}é"))]))
+        let android: (String, JSONValue) = ("android", .object([("priority", .string("HIGH"))]))
+        let messages: [[(String, JSONValue)]] = [
+            [], [token], [token, data], [data, token], [token, data, android], [topic, condition], [data, condition, android],
+            [condition], [data], [data, android], [topic, data, condition, android],
+        ]
+        for message in messages {
+            let written = JSONValue.object(message.filter { !["token", "topic", "condition"].contains($0.0) }).bytes.count
+            #expect(FCMRequest.sizeWithoutTargets(of: message, serialized: JSONValue.object(message).bytes.count) == written, "\(message.map(\.0))")
+        }
+    }
+
+    @Test func theLimitCountsTheMessageWithoutItsTarget() throws {
+        // {"data":{"k":"…"}} is 17 bytes around the value: 4,096 in all passes, one more does not,
+        // however long the token.
+        let token = String(repeating: "a", count: 300)
+        let fits = push(#"{"data":{"k":""# + String(repeating: "x", count: 4096 - 17) + #""}}"#, token: token)
+        #expect(throws: Never.self) { try FCMRequest(fits, projectID: "p") }
+        let over = push(#"{"data":{"k":""# + String(repeating: "x", count: 4097 - 17) + #""}}"#, token: token)
+        #expect(throws: FCMRequestError.self) { try FCMRequest(over, projectID: "p") }
+    }
+
     @Test func mapsPriorityExpirationAndCollapseIDIntoAndroidConfig() throws {
         var notification = push("{}")
         notification.priority = .powerFirst
