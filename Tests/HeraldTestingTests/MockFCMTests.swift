@@ -51,9 +51,12 @@ import _CryptoExtras
                 #expect(response.headers["content-type"].isEmpty)
                 #expect(try await response.body.collect(upTo: 1 << 20).readableBytes == 0)
             }
+            // Segments as a router matches them: doubled and trailing slashes and a query do not
+            // matter (no access token: the send endpoint's bare 401).
+            #expect(try await harness.post("//v1/projects/herald-test/messages:send/?x=1", body: "{}", contentType: "application/json").status == 401)
             let oversized = String(repeating: "x", count: (1 << 20) + 1)
             #expect(try await harness.send(oversized, accessToken: "t").status == 413)
-            #expect(harness.mock.sendRequestCount == 0, "neither reached the send endpoint's checks")
+            #expect(harness.mock.sendRequestCount == 1, "only the 401 reached the send endpoint's checks")
         }
     }
 

@@ -1,8 +1,8 @@
 import NIOCore
 
 extension MockFCM {
-    /// Bodies above this are refused (413) before they are read; FCM's own limit is far lower,
-    /// so an oversized message still gets its INVALID_ARGUMENT answer.
+    /// Bodies above this are refused (413) and not kept; FCM's own limit is far lower, so an
+    /// oversized message still gets its INVALID_ARGUMENT answer.
     static let maximumBodySize = 1 << 20
 
     /// A request as either HTTP version delivers it, gathered whole.
@@ -21,21 +21,18 @@ extension MockFCM {
     /// the scripted latency (the send endpoint's only).
     func answer(_ request: Request) -> (answer: MockFCMAnswer, delayed: Bool) {
         guard request.method == "POST", let target = request.path else { return (.notFound, false) }
-        // The query plays no part in routing.
-        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
-        if path == "/token" {
+        // Matched by segment as a router does: the query plays no part, empty segments (a
+        // doubled or trailing slash) are skipped.
+        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let segments = path.split(separator: "/")
+        if segments == ["token"] {
             return (self.exchange(contentType: request.contentType, body: request.body), false)
         }
-        let prefix = "/v1/projects/"
-        let suffix = "/messages:send"
-        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.utf8.count > prefix.utf8.count + suffix.utf8.count else {
+        guard segments.count == 4, segments[0] == "v1", segments[1] == "projects", segments[3] == "messages:send" else {
             return (.notFound, false)
         }
-        let project = path.dropFirst(prefix.count).dropLast(suffix.count)
-        // One path segment, as a route parameter matches.
-        guard !project.contains("/") else { return (.notFound, false) }
         let answer = self.send(
-            project: String(project),
+            project: String(segments[2]),
             authorization: request.authorization,
             contentType: request.contentType,
             body: request.body,

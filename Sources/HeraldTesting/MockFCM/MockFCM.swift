@@ -27,6 +27,8 @@ public final class MockFCM: Sendable {
         var sendRequests = 0
         var latency: Duration = .zero
         var listener: (any Channel)?
+        /// The port bound at start, kept after shutdown.
+        var port = 0
         var connections: [ObjectIdentifier: any Channel] = [:]
         var connectionsAccepted = 0
         var isShutDown = false
@@ -82,13 +84,16 @@ public final class MockFCM: Sendable {
             }
             .bind(host: "127.0.0.1", port: port)
             .get()
-        mock.shared.withLockedValue { $0.listener = listener }
+        mock.shared.withLockedValue {
+            $0.listener = listener
+            $0.port = listener.localAddress?.port ?? 0
+        }
         return mock
     }
 
 
     /// The port the mock listens on.
-    public var port: Int { self.shared.withLockedValue { $0.listener?.localAddress?.port } ?? 0 }
+    public var port: Int { self.shared.withLockedValue { $0.port } }
 
     /// The token endpoint, for the service account's `token_uri` and the JWT's `aud`.
     public var tokenURI: String { "https://localhost:\(self.port)/token" }
@@ -174,18 +179,24 @@ public final class MockFCM: Sendable {
     /// Closes every open connection and waits until each is closed.
     private func closeConnections() async {
         let connections = self.shared.withLockedValue { Array($0.connections.values) }
-        for connection in connections {
-            connection.close(mode: .all, promise: nil)
-            try? await connection.closeFuture.get()
-        }
+        // All at once: each may wait out TLS's close_notify timeout.
+        for connection in connections { connection.close(mode: .all, promise: nil) }
+        for connection in connections { try? await connection.closeFuture.get() }
     }
 
     /// Counts an accepted connection and keeps it, to drop or close at shutdown, until it closes.
     private func track(_ connection: any Channel) {
         let id = ObjectIdentifier(connection)
-        self.shared.withLockedValue {
-            $0.connections[id] = connection
-            $0.connectionsAccepted += 1
+        let shuttingDown = self.shared.withLockedValue { shared in
+            shared.connectionsAccepted += 1
+            guard !shared.isShutDown else { return true }
+            shared.connections[id] = connection
+            return false
+        }
+        // Accepted while the listener was closing, after `shutdown` took its list.
+        guard !shuttingDown else {
+            connection.close(promise: nil)
+            return
         }
         connection.closeFuture.whenComplete { [shared] _ in
             shared.withLockedValue { _ = $0.connections.removeValue(forKey: id) }

@@ -11,12 +11,16 @@ final class MockFCMHTTP1Handler: ChannelInboundHandler {
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
+    /// An answer said `Connection: close`: what the client pipelined behind it is not processed
+    /// (RFC 9112 §9.6).
+    private var closing = false
 
     init(mock: MockFCM) {
         self.mock = mock
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !self.closing else { return }
         switch Self.unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
@@ -64,7 +68,12 @@ final class MockFCMHTTP1Handler: ChannelInboundHandler {
     private func write(_ answer: MockFCMAnswer, keepAlive: Bool, version: HTTPVersion, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(answer.headerFields)
         headers.add(name: "content-length", value: String(answer.body.count))
-        if !keepAlive { headers.add(name: "connection", value: "close") }
+        if !keepAlive {
+            headers.add(name: "connection", value: "close")
+            // Set before the end is written: NIO's pipelining handler hands over the next
+            // request from inside that write.
+            self.closing = true
+        }
         let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
         context.write(Self.wrapOutboundOut(.head(head)), promise: nil)
         if !answer.body.isEmpty {
