@@ -57,8 +57,10 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     /// Every stream with a deadline, and the connection's one timer for them.
     private var deadlines = StreamDeadlines<Int32>()
     private var deadlineTimer: Scheduled<Void>?
-    /// Reused for each request's header names and values and their `nghttp2_nv` entries.
+    /// Reused for each request's header names and values, where each field ends in them, and
+    /// their `nghttp2_nv` entries: a request allocates none of the three.
     private var headerBytes: [UInt8] = []
+    private var headerSpans: [(nameEnd: Int, valueEnd: Int, flags: UInt8)] = []
     private var headerEntries: [nghttp2_nv] = []
 
     init(state: HTTP2ConnectionDriver) {
@@ -147,8 +149,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     /// Submits the HEADERS of a request whose body the data source reads from `streams`.
     private func submit(headers: HPACKHeaders, session: OpaquePointer) -> Int32 {
         self.headerBytes.removeAll(keepingCapacity: true)
-        var spans: [(nameEnd: Int, valueEnd: Int, flags: UInt8)] = []
-        spans.reserveCapacity(headers.count)
+        self.headerSpans.removeAll(keepingCapacity: true)
         for (name, value, indexing) in headers {
             self.headerBytes.append(contentsOf: name.utf8)
             let nameEnd = self.headerBytes.count
@@ -156,7 +157,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
             // Fields marked not to index (per-push ids and expirations) stay out of the peer's
             // table, as NIOHPACK leaves them. (libnghttp2 never indexes `authorization`.)
             let flags = indexing == .indexable ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
-            spans.append((nameEnd, self.headerBytes.count, flags))
+            self.headerSpans.append((nameEnd, self.headerBytes.count, flags))
         }
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
         // libnghttp2 copies names and values before `nghttp2_submit_request` returns.
@@ -165,7 +166,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
             guard let base = bytes.baseAddress else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
             self.headerEntries.removeAll(keepingCapacity: true)
             var start = 0
-            for span in spans {
+            for span in self.headerSpans {
                 self.headerEntries.append(
                     nghttp2_nv(
                         name: base + start,
