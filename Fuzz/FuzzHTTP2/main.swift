@@ -15,7 +15,7 @@ import NIOHTTP2
 // and FCM answers are.
 
 enum Fixture {
-    static let requestHeaders: HPACKHeaders = [
+    static let requestHeaders: HTTP2Fields = [
         ":method": "POST", ":scheme": "https", ":authority": "api.push.apple.com", ":path": "/3/device/a1",
     ]
     /// The server's side of the preface: an empty SETTINGS frame, then the ACK of the client's.

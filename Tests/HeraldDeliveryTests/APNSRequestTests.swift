@@ -82,7 +82,7 @@ import Testing
 
     @Test func headerBlockPutsPseudoHeadersFirstAndAddsAuthorization() throws {
         let block = try APNSRequest(notification(), defaultTopic: nil).headerBlock(authority: "api.push.apple.com", authorization: "bearer x")
-        let names = block.map(\.name)
+        let names = block.fields.map(\.name)
         #expect(Array(names.prefix(4)) == [":method", ":scheme", ":path", ":authority"])
         #expect(block.first(name: "authorization") == "bearer x")
         #expect(try APNSRequest(notification(), defaultTopic: nil).headerBlock(authority: "a", authorization: nil).first(name: "authorization") == nil)
@@ -97,9 +97,9 @@ import Testing
 
     @Test func valuesUniqueToOneRequestAreNotIndexed() throws {
         let block = try APNSRequest(notification(), defaultTopic: nil).headerBlock(authority: "a", authorization: nil)
-        #expect(block.contains { $0.name == ":path" && $0.indexable == .nonIndexable })
-        #expect(block.contains { $0.name == "apns-id" && $0.indexable == .nonIndexable })
-        #expect(block.contains { $0.name == "apns-topic" && $0.indexable == .indexable })
+        #expect(block.fields.contains { $0.name == ":path" && !$0.indexable })
+        #expect(block.fields.contains { $0.name == "apns-id" && !$0.indexable })
+        #expect(block.fields.contains { $0.name == "apns-topic" && $0.indexable })
     }
 
     @Test func backgroundPushesAlwaysUsePriorityFive() throws {

@@ -80,9 +80,9 @@ final class EmbeddedHTTP2Peers {
     /// No stream permit was free.
     struct NoFreeStream: Error {}
 
-    static let requestHeaders: HPACKHeaders = [
-        ":method": "POST", ":scheme": "https", ":authority": "localhost", ":path": "/3/device/a1",
-    ]
+    static let requestHeaders = HTTP2Fields([
+        (":method", "POST"), (":scheme", "https"), (":authority", "localhost"), (":path", "/3/device/a1"),
+    ])
 
     let client = EmbeddedChannel()
     let server: Server

@@ -101,6 +101,10 @@ struct MockAPNSHarness {
     }
 
     func sendRaw(_ headers: HPACKHeaders, body: [UInt8], on connection: HTTP2Connection) async throws -> APNSResponse {
+        try await self.sendRaw(HTTP2Fields(headers), body: body, on: connection)
+    }
+
+    func sendRaw(_ headers: HTTP2Fields, body: [UInt8], on connection: HTTP2Connection) async throws -> APNSResponse {
         APNSResponse(try await connection.send(headers: headers, body: body, deadline: TestTime.bound(.seconds(30))))
     }
 }

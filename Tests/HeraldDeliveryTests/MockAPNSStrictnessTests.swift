@@ -51,7 +51,7 @@ import Testing
         try await MockAPNSHarness.with { harness in
             let connection = try await harness.connect()
             let request = try APNSRequest(MockAPNSHarness.notification(), defaultTopic: nil)
-            var headers = request.headerBlock(authority: connection.authority, authorization: try await harness.tokens.authorization())
+            var headers = request.headerBlock(authority: connection.authority, authorization: try await harness.tokens.authorization()).hpackHeaders
             var body = request.body
             switch mutation {
             case .set(let name, let value):
@@ -92,7 +92,7 @@ import Testing
         try await MockAPNSHarness.with { harness in
             let connection = try await harness.connect()
             let request = try APNSRequest(MockAPNSHarness.notification(pushType: "background"), defaultTopic: nil)
-            var headers = request.headerBlock(authority: connection.authority, authorization: try await harness.tokens.authorization())
+            var headers = request.headerBlock(authority: connection.authority, authorization: try await harness.tokens.authorization()).hpackHeaders
             headers.replaceOrAdd(name: "apns-priority", value: "10")
             #expect(try await harness.sendRaw(headers, body: request.body, on: connection).reason == .badPriority)
             await connection.close()

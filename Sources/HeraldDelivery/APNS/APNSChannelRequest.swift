@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-public import NIOHPACK
 
 /// A request of iOS 18 broadcast: to APNs' channel management API (create, read, delete, list
 /// a bundle's channels) or a broadcast to a channel's subscribers (apns-live-activities.md §2.2,
@@ -73,8 +72,8 @@ public struct APNSChannelRequest: ProviderRequest {
     /// APNs allows 10, 5 and 1 on a broadcast.
     public static let broadcastPriorities: Set<Int> = [10, 5, 1]
 
-    public func headerBlock(authority: String, authorization: String?) -> HPACKHeaders {
-        var block = HPACKHeaders()
+    public func headerBlock(authority: String, authorization: String?) -> HTTP2Fields {
+        var block = HTTP2Fields()
         block.add(name: ":method", value: self.method)
         block.add(name: ":scheme", value: "https")
         block.add(name: ":path", value: self.path)

@@ -1,14 +1,17 @@
 public import HeraldCore
-public import NIOHPACK
 
 /// A notification checked against APNs' rules and laid out as the request APNs receives, minus
 /// the `authorization` header, which the connection adds with its current provider token.
 public struct APNSRequest: Sendable {
     public let notificationID: String
     public let path: String
-    /// Regular headers (no pseudo-headers, no authorization), in the order they are sent.
-    public let headers: [(String, String)]
+    /// Regular fields (no pseudo-headers, no authorization), in the order they are sent: laid
+    /// out once, copied whole into each attempt's header block.
+    public let fields: HTTP2Fields
     public let body: [UInt8]
+
+    /// `fields` as names and values.
+    public var headers: [(String, String)] { self.fields.fields.map { ($0.name, $0.value) } }
 
     /// Checks `notification` and builds the request; a notification APNs would refuse is refused
     /// here, before it costs a request, with the reason APNs would give.
@@ -21,7 +24,7 @@ public struct APNSRequest: Sendable {
         let token = notification.device.token
         // Tokens are 32 bytes today; Apple reserves up to 100. A longer one would become a
         // `:path` no HTTP/2 peer takes, retried until the deadline.
-        guard (2...Self.maximumTokenLength).contains(token.utf8.count), token.utf8.count % 2 == 0, token.utf8.allSatisfy(\.isHexDigit) else {
+        guard (2...Self.maximumTokenLength).contains(token.utf8.count), token.utf8.count % 2 == 0, Self.isHex(token) else {
             throw APNSRequestError(.badDeviceToken, "device token must be an even number of hex digits, at most \(Self.maximumTokenLength), got \(token.utf8.count) characters")
         }
         let pushType: APNSPushType
@@ -71,11 +74,11 @@ public struct APNSRequest: Sendable {
             )
         }
 
-        var headers: [(String, String)] = [
-            ("apns-push-type", pushType.rawValue),
-            ("apns-topic", topic),
-            ("apns-id", notification.id),
-        ]
+        var fields = HTTP2Fields(reservingBytes: 256)
+        fields.add(name: "apns-push-type", value: pushType.rawValue)
+        fields.add(name: "apns-topic", value: topic)
+        // Values unique to one request would only churn APNs' small HPACK table (apns.md §2).
+        fields.add(name: "apns-id", value: notification.id, indexable: false)
         // Background pushes must use priority 5 (10 is an error), so the type decides for them.
         let priority: String? =
             pushType == .background
@@ -87,48 +90,50 @@ public struct APNSRequest: Sendable {
                 case .powerFirst: "1"
                 }
             }
-        if let priority { headers.append(("apns-priority", priority)) }
-        if let expiration = notification.expiration { headers.append(("apns-expiration", String(expiration))) }
-        if let collapseID = notification.collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        headers.append(("content-type", "application/json"))
-        headers.append(("content-length", String(notification.payload.count)))
+        if let priority { fields.add(name: "apns-priority", value: priority) }
+        if let expiration = notification.expiration { fields.add(name: "apns-expiration", value: String(expiration), indexable: false) }
+        if let collapseID = notification.collapseID { fields.add(name: "apns-collapse-id", value: collapseID, indexable: false) }
+        fields.add(name: "content-type", value: "application/json")
+        fields.add(name: "content-length", value: String(notification.payload.count), indexable: false)
 
         self.notificationID = notification.id
         self.path = "/3/device/" + token
-        self.headers = headers
+        self.fields = fields
         self.body = notification.payload
     }
 
-    /// The HPACK header block of this request for `authority`, with `authorization` when the
+    /// The header block of this request for `authority`, with `authorization` when the
     /// connection uses token auth.
-    public func headerBlock(authority: String, authorization: String?) -> HPACKHeaders {
-        var block = HPACKHeaders()
-        block.reserveCapacity(self.headers.count + 5)
+    public func headerBlock(authority: String, authorization: String?) -> HTTP2Fields {
+        var block = HTTP2Fields(reservingBytes: 128 + (authorization?.utf8.count ?? 0) + self.path.utf8.count + self.fields.byteCount)
         block.add(name: ":method", value: "POST")
         block.add(name: ":scheme", value: "https")
-        // Values unique to one request would only churn APNs' small HPACK table (apns.md §2).
-        block.add(name: ":path", value: self.path, indexing: .nonIndexable)
+        block.add(name: ":path", value: self.path, indexable: false)
         block.add(name: ":authority", value: authority)
         if let authorization { block.add(name: "authorization", value: authorization) }
-        for (name, value) in self.headers {
-            block.add(name: name, value: value, indexing: Self.uniquePerRequest.contains(name) ? .nonIndexable : .indexable)
-        }
+        block.add(contentsOf: self.fields)
         return block
     }
 
-    static let uniquePerRequest: Set<String> = ["apns-id", "apns-expiration", "apns-collapse-id", "content-length"]
+    static func isHex(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in bytes.allSatisfy(\.isHexDigit) }
+    }
 
     static func isCanonicalUUID(_ text: String) -> Bool {
-        guard text.utf8.count == 36 else { return false }
-        for (index, byte) in text.utf8.enumerated() {
-            switch index {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return false }
-            default:
-                guard byte.isHexDigit else { return false }
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count == 36 else { return false }
+            for index in bytes.indices {
+                switch index {
+                case 8, 13, 18, 23:
+                    guard bytes[index] == UInt8(ascii: "-") else { return false }
+                default:
+                    guard bytes[index].isHexDigit else { return false }
+                }
             }
+            return true
         }
-        return true
     }
 }
 

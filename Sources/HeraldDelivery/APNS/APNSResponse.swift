@@ -1,5 +1,4 @@
 import Foundation
-import NIOHPACK
 
 /// An APNs answer: status, `apns-id`, and for failures the reason (and, for 410, when the token
 /// became invalid).

@@ -1,5 +1,4 @@
 public import HeraldCore
-public import NIOHPACK
 
 /// Where an endpoint gets the `authorization` header of its requests: an APNs provider token or an
 /// FCM OAuth access token, each cached and shared by every connection that uses it.
@@ -42,9 +41,9 @@ public protocol ProviderRequestError: Error {
 
 /// What one provider request looks like on the wire and how its answer is decided.
 public protocol ProviderRequest: Sendable {
-    /// The HPACK header block for one attempt on a connection to `authority`; `authorization` is
-    /// `nil` when the connection authenticates with a client certificate.
-    func headerBlock(authority: String, authorization: String?) -> HPACKHeaders
+    /// The header fields of one attempt on a connection to `authority`; `authorization` is `nil`
+    /// when the connection authenticates with a client certificate.
+    func headerBlock(authority: String, authorization: String?) -> HTTP2Fields
     var body: [UInt8] { get }
     /// What to do about the provider's answer.
     func decision(for response: HTTP2Response) -> AttemptVerdict

@@ -1,6 +1,5 @@
 public import Foundation
 public import HeraldCore
-public import NIOHPACK
 
 /// A notification checked against FCM's rules and laid out as a `messages:send` request
 /// (fcm.md §2–3), minus the `authorization` header, which the endpoint adds with its current
@@ -126,16 +125,16 @@ public struct FCMRequest: Sendable {
         return size - commas
     }
 
-    /// The HPACK header block of this request for `authority`.
-    public func headerBlock(authority: String, authorization: String?) -> HPACKHeaders {
-        var block = HPACKHeaders()
+    /// The header block of this request for `authority`.
+    public func headerBlock(authority: String, authorization: String?) -> HTTP2Fields {
+        var block = HTTP2Fields(reservingBytes: 160 + (authorization?.utf8.count ?? 0) + self.path.utf8.count)
         block.add(name: ":method", value: "POST")
         block.add(name: ":scheme", value: "https")
         block.add(name: ":path", value: self.path)
         block.add(name: ":authority", value: authority)
-        if let authorization { block.add(name: "authorization", value: authorization, indexing: .nonIndexable) }
+        if let authorization { block.add(name: "authorization", value: authorization, indexable: false) }
         block.add(name: "content-type", value: "application/json; charset=UTF-8")
-        block.add(name: "content-length", value: String(self.body.count), indexing: .nonIndexable)
+        block.add(name: "content-length", value: String(self.body.count), indexable: false)
         return block
     }
 

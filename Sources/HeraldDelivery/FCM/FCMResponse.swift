@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import NIOHPACK
 
 /// An FCM answer: status, and for failures the google.rpc.Status envelope's `status` and the
 /// FCM `errorCode` from its details (fcm.md §4.1).

@@ -1,5 +1,4 @@
 public import NIOCore
-public import NIOHPACK
 
 /// Herald's client side of an HTTP/2 connection on a channel without a socket or TLS: the
 /// handlers `HTTP2Connection` adds, and requests sent as `HTTP2Connection.send` sends them once
@@ -20,7 +19,7 @@ public struct HTTP2ClientPipeline {
 
     /// Opens a stream for one request; `promise` gets the whole answer. `false`, and the promise
     /// untouched, when the peer's stream limit or a GOAWAY leaves no permit.
-    public func send(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) -> Bool {
+    public func send(headers: HTTP2Fields, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) -> Bool {
         guard (try? self.state.acquireWithoutWaiting()) == true else { return false }
         let state = self.state
         promise.futureResult.whenComplete { _ in state.release() }

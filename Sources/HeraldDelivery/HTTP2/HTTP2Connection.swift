@@ -1,5 +1,5 @@
 public import NIOCore
-public import NIOHPACK
+import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 public import NIOSSL
@@ -162,13 +162,13 @@ public final class HTTP2Connection: Sendable {
 
     /// A request for one stream.
     public struct Request: Sendable {
-        public var headers: HPACKHeaders
+        public var headers: HTTP2Fields
         public var body: [UInt8]
         /// Bounds the wait for a stream permit and, once the stream is open, the wait for its
         /// answer.
         public var deadline: Duration?
 
-        public init(headers: HPACKHeaders, body: [UInt8], deadline: Duration?) {
+        public init(headers: HTTP2Fields, body: [UInt8], deadline: Duration?) {
             self.headers = headers
             self.body = body
             self.deadline = deadline
@@ -177,7 +177,7 @@ public final class HTTP2Connection: Sendable {
 
     /// Sends one request and returns the whole response: `start` with a batch of one that waits
     /// for a stream. A cancelled task stops waiting for the stream (not for an answer on one).
-    public func send(headers: HPACKHeaders, body: [UInt8], deadline: Duration? = nil) async throws -> HTTP2Response {
+    public func send(headers: HTTP2Fields, body: [UInt8], deadline: Duration? = nil) async throws -> HTTP2Response {
         try Task.checkCancellation()
         let started = self.begin([Request(headers: headers, body: body, deadline: deadline)], waitingForStreams: true)
         guard let future = started.futures[0] else { preconditionFailure("a request that waits for a stream always has a future") }
@@ -208,7 +208,7 @@ public final class HTTP2Connection: Sendable {
         var futures: [EventLoopFuture<HTTP2Response>?] = []
         futures.reserveCapacity(requests.count)
         var waiting: [StreamPermits.WaiterID] = []
-        var writes: [(HPACKHeaders, ByteBuffer, TimeAmount?, EventLoopPromise<HTTP2Response>)] = []
+        var writes: [(HTTP2Fields, ByteBuffer, TimeAmount?, EventLoopPromise<HTTP2Response>)] = []
         writes.reserveCapacity(requests.count)
         let state = self.state
         let streams = self.streams

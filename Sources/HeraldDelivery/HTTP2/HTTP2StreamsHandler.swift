@@ -31,7 +31,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
     private struct Pending {
         var promise: EventLoopPromise<HTTP2Response>
         var status: Int?
-        var headers = HPACKHeaders()
+        var headers = HTTP2Fields()
         var body: [UInt8] = []
         /// A WINDOW_UPDATE for this stream is written and not yet seen applied.
         var refillInFlight = false
@@ -68,7 +68,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     /// Opens a stream and sends `headers` and `body` on it; `promise` gets the whole response.
     /// Must run on the connection's event loop.
-    func send(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
+    func send(headers: HTTP2Fields, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
         // After a GOAWAY a new stream would be a connection error in NIOHTTP2.
         guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, self.nextStreamID < Int32.max - 2 else {
             promise.fail(StreamEnded.closed)
@@ -87,7 +87,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         // write result does.
         let headersWritten = context.eventLoop.makePromise(of: Void.self)
         headersWritten.futureResult.assumeIsolated().whenFailure { _ in self.finish(id, .closed) }
-        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers)))), promise: headersWritten)
+        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers.hpackHeaders)))), promise: headersWritten)
         context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
         self.scheduleFlush(context: context)
     }
@@ -116,7 +116,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
             // Informational (1xx) heads precede the real one; trailers follow it.
             if pending.status == nil, status >= 200 {
                 pending.status = status
-                pending.headers = headers.headers
+                pending.headers = HTTP2Fields(headers.headers)
                 self.streams[frame.streamID] = pending
             }
             if headers.endStream { self.complete(frame.streamID) }

@@ -176,31 +176,29 @@ extension NGHTTP2ClientHandler {
     }
 
     private func headerBlockBegan(_ id: Int32) {
-        self.streams[id]?.block = HPACKHeaders()
+        self.streams[id]?.block = HTTP2Fields()
     }
 
     private func headerReceived(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard self.streams[streamID] != nil else { return }
         // A field name with upper case or bytes past ASCII makes the answer malformed (RFC 9113
-        // §8.2.1); libnghttp2's own checks are off, and NIOHPACK takes only ASCII names.
+        // §8.2.1); libnghttp2's own checks are off.
         guard name.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) else {
             self.reset(streamID, ending: .reset(.protocolError), code: NGHTTP2_PROTOCOL_ERROR)
             return
         }
-        self.streams[streamID]?.block.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        self.streams[streamID]?.block.add(name: name, value: value)
     }
 
     /// Informational (1xx) heads precede the real one; trailers follow it.
     private func headerBlockEnded(_ id: Int32) {
-        guard var pending = self.streams.removeValue(forKey: id) else { return }
-        let block = pending.block
-        pending.block = HPACKHeaders()
-        let status = block.first(name: ":status").flatMap { Int($0) } ?? 0
+        guard let pending = self.streams[id] else { return }
+        let status = pending.block.status ?? 0
         if pending.status == nil, status >= 200 {
-            pending.status = status
-            pending.headers = block
+            self.streams[id]?.status = status
+            self.streams[id]?.headers = pending.block
         }
-        self.streams[id] = pending
+        self.streams[id]?.block = HTTP2Fields()
     }
 
     private func dataReceived(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {

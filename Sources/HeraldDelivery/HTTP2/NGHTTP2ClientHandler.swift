@@ -26,9 +26,9 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     struct Pending {
         var promise: EventLoopPromise<HTTP2Response>
         var status: Int?
-        var headers = HPACKHeaders()
+        var headers = HTTP2Fields()
         /// The header block being received (a 1xx head, the answer's, or trailers).
-        var block = HPACKHeaders()
+        var block = HTTP2Fields()
         var body: [UInt8] = []
     }
 
@@ -57,10 +57,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     /// Every stream with a deadline, and the connection's one timer for them.
     private var deadlines = StreamDeadlines<Int32>()
     private var deadlineTimer: Scheduled<Void>?
-    /// Reused for each request's header names and values, where each field ends in them, and
-    /// their `nghttp2_nv` entries: a request allocates none of the three.
-    private var headerBytes: [UInt8] = []
-    private var headerSpans: [(nameEnd: Int, valueEnd: Int, flags: UInt8)] = []
+    /// Reused for each request's `nghttp2_nv` entries, which point into its `HTTP2Fields`.
     private var headerEntries: [nghttp2_nv] = []
 
     init(state: HTTP2ConnectionDriver) {
@@ -123,7 +120,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     // MARK: Requests
 
-    func send(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
+    func send(headers: HTTP2Fields, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
         // A stream opened after a GOAWAY would never be answered.
         guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, let session = self.session else {
             self.settle(promise, .failure(.closed))
@@ -146,37 +143,27 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.scheduleSend(context: context)
     }
 
-    /// Submits the HEADERS of a request whose body the data source reads from `streams`.
-    private func submit(headers: HPACKHeaders, session: OpaquePointer) -> Int32 {
-        self.headerBytes.removeAll(keepingCapacity: true)
-        self.headerSpans.removeAll(keepingCapacity: true)
-        for (name, value, indexing) in headers {
-            self.headerBytes.append(contentsOf: name.utf8)
-            let nameEnd = self.headerBytes.count
-            self.headerBytes.append(contentsOf: value.utf8)
-            // Fields marked not to index (per-push ids and expirations) stay out of the peer's
-            // table, as NIOHPACK leaves them. (libnghttp2 never indexes `authorization`.)
-            let flags = indexing == .indexable ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
-            self.headerSpans.append((nameEnd, self.headerBytes.count, flags))
-        }
+    /// Submits the HEADERS of a request whose body the data source reads from `bodies`.
+    private func submit(headers: HTTP2Fields, session: OpaquePointer) -> Int32 {
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
-        // libnghttp2 copies names and values before `nghttp2_submit_request` returns.
-        return self.headerBytes.withUnsafeMutableBufferPointer { bytes -> Int32 in
-            // A request always has its pseudo-header fields.
-            guard let base = bytes.baseAddress else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
+        return headers.withUnsafeFields { fields in
             self.headerEntries.removeAll(keepingCapacity: true)
-            var start = 0
-            for span in self.headerSpans {
+            for field in fields {
                 self.headerEntries.append(
                     nghttp2_nv(
-                        name: base + start,
-                        value: base + span.nameEnd,
-                        namelen: span.nameEnd - start,
-                        valuelen: span.valueEnd - span.nameEnd,
-                        flags: span.flags
+                        // Never nil, even for an empty name or value: each points into the
+                        // fields' storage. libnghttp2 never writes through them; it copies
+                        // names and values before `nghttp2_submit_request` returns.
+                        name: UnsafeMutablePointer(mutating: field.name.baseAddress!),
+                        value: UnsafeMutablePointer(mutating: field.value.baseAddress!),
+                        namelen: field.name.count,
+                        valuelen: field.value.count,
+                        // Fields marked not to index (per-push ids and expirations) stay out of
+                        // the peer's table, as NIOHPACK leaves them. (libnghttp2 never indexes
+                        // `authorization`.)
+                        flags: field.indexable ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
                     )
                 )
-                start = span.valueEnd
             }
             return self.headerEntries.withUnsafeBufferPointer { entries in
                 nghttp2_submit_request(session, nil, entries.baseAddress, entries.count, &provider, nil)

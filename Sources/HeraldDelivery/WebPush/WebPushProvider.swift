@@ -3,7 +3,6 @@ public import Foundation
 public import HeraldCore
 public import Logging
 public import NIOCore
-import NIOHPACK
 import NIOHTTP1
 import NIOSSL
 import Synchronization
@@ -216,7 +215,7 @@ public struct WebPushProvider: Sendable {
                 self.logger.debug("a Web Push answer's body broke off", metadata: ["endpoint": "\(endpoint.authority)", "error": "\(error)"])
             }
             await self.clients.release(client, transportFailed: false, endpoint: endpoint)
-            return .answered(HTTP2Response(status: Int(response.status.code), headers: HPACKHeaders(httpHeaders: response.headers), body: body))
+            return .answered(HTTP2Response(status: Int(response.status.code), headers: HTTP2Fields(response.headers.map { ($0.name, $0.value) }), body: body))
         } catch {
             if error is CancellationError || (error as? HTTPClientError) == .cancelled {
                 await self.clients.release(client, transportFailed: false, endpoint: endpoint)

@@ -4,7 +4,6 @@ import HeraldDelivery
 import HeraldFrontDoor
 import Hummingbird
 import NIOCore
-import NIOHPACK
 
 /// iOS 18 broadcast for operators, behind the API token: an app's channels created, listed,
 /// read and deleted on APNs' channel management host, and Live Activity broadcasts to a channel
