@@ -59,7 +59,7 @@ func play(_ buffer: UnsafeRawBufferPointer, codec: HTTP2Codec) {
         let promise = channel.eventLoop.makePromise(of: HTTP2Response.self)
         let answer = Answer()
         promise.futureResult.assumeIsolated().whenComplete { answer.result = $0 }
-        if pipeline.send(headers: Fixture.requestHeaders, body: ByteBuffer(bytes: [UInt8(index)]), timeout: Fixture.deadline, promise: promise) {
+        if pipeline.send(headers: Fixture.requestHeaders, body: [UInt8(index)], timeout: Fixture.deadline, promise: promise) {
             answers.append(answer)
         } else {
             promise.fail(ChannelError.ioOnClosedChannel)

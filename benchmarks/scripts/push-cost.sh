@@ -13,7 +13,9 @@
 #   lat     closed loops of 4 and 16 connections with h2load's per-request log: p50/p90/p99
 #   perf    perf record -g of Herald during a 1-token run (perf.data in $BENCH_PERF_DIR;
 #           PERF_BODY=ten for 10 tokens; PERF_CALL_GRAPH=dwarf for whole stacks through code
-#           built without frame pointers, PERF_SECONDS for a shorter record)
+#           built without frame pointers, PERF_SECONDS for a shorter record; PERF_EVENT, e.g.
+#           probe_libswiftCore:swift_allocObject after a counts run, records every PERF_PERIOD-th
+#           call of that probe instead of a clock: where allocations come from)
 #   counts  runtime calls per request (perf uprobes: the Swift concurrency runtime's task
 #           switches, global enqueues, jobs run and task allocations; object allocations,
 #           retains and releases; libc's malloc) for COUNT_BODY (get, none, one or ten; one by
@@ -93,6 +95,6 @@ counts)
   kill -INT "$stat_pid" 2>/dev/null || true; wait "$stat_pid" || true
   echo "runtime calls per request (${COUNT_BODY:-one}):"
   awk -F, -v n="$count" '/probe_/ { sub(/.*:/, "", $3); printf "  %-34s %.2f\n", $3, $1 / n }' "$work/stat.txt";;
-perf) (h2load --h1 -n $((count*3)) -c 64 -d "$work/${PERF_BODY:-one}.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1 &) ; sleep 2; perf record -F 999 --call-graph "${PERF_CALL_GRAPH:-fp}" -o "$perf_dir/perf.data" -p $herald_pid -- sleep "${PERF_SECONDS:-8}" 2>/dev/null >/dev/null; sleep 5;;
+perf) (h2load --h1 -n $((count*3)) -c 64 -d "$work/${PERF_BODY:-one}.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1 &) ; sleep 2; if [ -n "${PERF_EVENT:-}" ]; then sampling=(-e "$PERF_EVENT" -c "${PERF_PERIOD:-50}"); else sampling=(-F 999); fi; perf record "${sampling[@]}" --call-graph "${PERF_CALL_GRAPH:-fp}" -o "$perf_dir/perf.data" -p $herald_pid -- sleep "${PERF_SECONDS:-8}" 2>/dev/null >/dev/null; sleep 5;;
 esac
 done

@@ -19,7 +19,7 @@ public struct HTTP2ClientPipeline {
 
     /// Opens a stream for one request; `promise` gets the whole answer. `false`, and the promise
     /// untouched, when the peer's stream limit or a GOAWAY leaves no permit.
-    public func send(headers: HTTP2Fields, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) -> Bool {
+    public func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) -> Bool {
         guard (try? self.state.acquireWithoutWaiting()) == true else { return false }
         let state = self.state
         promise.futureResult.whenComplete { _ in state.release() }

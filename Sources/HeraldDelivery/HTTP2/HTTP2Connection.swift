@@ -208,7 +208,7 @@ public final class HTTP2Connection: Sendable {
         var futures: [EventLoopFuture<HTTP2Response>?] = []
         futures.reserveCapacity(requests.count)
         var waiting: [StreamPermits.WaiterID] = []
-        var writes: [(HTTP2Fields, ByteBuffer, TimeAmount?, EventLoopPromise<HTTP2Response>)] = []
+        var writes: [(HTTP2Fields, [UInt8], TimeAmount?, EventLoopPromise<HTTP2Response>)] = []
         writes.reserveCapacity(requests.count)
         let state = self.state
         let streams = self.streams
@@ -220,15 +220,9 @@ public final class HTTP2Connection: Sendable {
             }
             let promise = loop.makePromise(of: HTTP2Response.self)
             let timeout = request.deadline.map { TimeAmount($0) }
-            futures.append(
-                promise.futureResult.flatMapErrorThrowing { error in
-                    guard let ending = error as? HTTP2StreamsHandler.StreamEnded else { throw error }
-                    throw self.error(for: ending, deadline: request.deadline)
-                }
-            )
+            futures.append(self.answer(of: promise, deadline: request.deadline, releasingPermit: hasPermit))
             if hasPermit {
-                promise.futureResult.whenComplete { _ in state.release() }
-                writes.append((request.headers, ByteBuffer(bytes: request.body), timeout, promise))
+                writes.append((request.headers, request.body, timeout, promise))
                 continue
             }
             let waiter = state.acquire(deadline: timeout.map { loop.now + $0 }) { admission in
@@ -242,11 +236,10 @@ public final class HTTP2Connection: Sendable {
                         promise.fail(HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: state.goAwayReason))
                         return
                     }
-                    let body = ByteBuffer(bytes: request.body)
                     if loop.inEventLoop {
-                        streams.value.send(headers: request.headers, body: body, timeout: timeout, promise: promise)
+                        streams.value.send(headers: request.headers, body: request.body, timeout: timeout, promise: promise)
                     } else {
-                        loop.execute { streams.value.send(headers: request.headers, body: body, timeout: timeout, promise: promise) }
+                        loop.execute { streams.value.send(headers: request.headers, body: request.body, timeout: timeout, promise: promise) }
                     }
                 case .failure(let error):
                     promise.fail(error)
@@ -297,6 +290,27 @@ public final class HTTP2Connection: Sendable {
     /// APNs said to replace: `Shutdown`, `IdleTimeout`, a key it is not bound to).
     public func retire(reason: String) {
         self.state.retire(reason: reason)
+    }
+
+    /// What callers get of the stream `promise` is for: its `StreamEnded` failures as the
+    /// connection's errors, and the stream's permit given back first when `releasingPermit`.
+    /// One callback and one future a request: a `flatMapErrorThrowing` and a `whenComplete`
+    /// cost a future, two closures and the second callback's list.
+    private func answer(of promise: EventLoopPromise<HTTP2Response>, deadline: Duration?, releasingPermit: Bool) -> EventLoopFuture<HTTP2Response> {
+        let answer = promise.futureResult.eventLoop.makePromise(of: HTTP2Response.self)
+        let state = self.state
+        promise.futureResult.whenComplete { result in
+            if releasingPermit { state.release() }
+            switch result {
+            case .success(let response):
+                answer.succeed(response)
+            case .failure(let ending as HTTP2StreamsHandler.StreamEnded):
+                answer.fail(self.error(for: ending, deadline: deadline))
+            case .failure(let error):
+                answer.fail(error)
+            }
+        }
+        return answer.futureResult
     }
 
     private func error(for ending: HTTP2StreamsHandler.StreamEnded, deadline: Duration?) -> HTTP2ConnectionError {

@@ -66,6 +66,26 @@ public struct HTTP2Fields: Sendable, Hashable {
         self.count += 1
     }
 
+    /// No fields, keeping the room they took.
+    public mutating func removeAll() {
+        self.storage.removeAll(keepingCapacity: true)
+        self.count = 0
+    }
+
+    /// The same fields in storage of their own size.
+    public var compacted: HTTP2Fields {
+        var copy = HTTP2Fields()
+        // A new buffer: `Array(self.storage)` would share this one, and the next `removeAll`
+        // here would then copy it at full capacity.
+        copy.storage = self.storage.withUnsafeBufferPointer { bytes in
+            [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, initialized in
+                initialized = buffer.initialize(from: bytes).1
+            }
+        }
+        copy.count = self.count
+        return copy
+    }
+
     /// Every field of `other`, after these.
     public mutating func add(contentsOf other: HTTP2Fields) {
         self.storage.append(contentsOf: other.storage)

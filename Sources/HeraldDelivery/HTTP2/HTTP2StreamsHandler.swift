@@ -68,7 +68,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     /// Opens a stream and sends `headers` and `body` on it; `promise` gets the whole response.
     /// Must run on the connection's event loop.
-    func send(headers: HTTP2Fields, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
+    func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
         // After a GOAWAY a new stream would be a connection error in NIOHTTP2.
         guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, self.nextStreamID < Int32.max - 2 else {
             promise.fail(StreamEnded.closed)
@@ -88,7 +88,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         let headersWritten = context.eventLoop.makePromise(of: Void.self)
         headersWritten.futureResult.assumeIsolated().whenFailure { _ in self.finish(id, .closed) }
         context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers.hpackHeaders)))), promise: headersWritten)
-        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
+        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(context.channel.allocator.buffer(bytes: body)), endStream: true)))), promise: nil)
         self.scheduleFlush(context: context)
     }
 

@@ -124,18 +124,18 @@ extension NGHTTP2ClientHandler {
             guard let userData, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
             let handler = NGHTTP2ClientHandler.handler(userData)
             // Every stream keeps its body until it is sent or the stream closes.
-            guard var body = handler.bodies.removeValue(forKey: streamID) else {
+            guard let body = handler.bodies[streamID] else {
                 return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
             }
-            let count = min(length, body.readableBytes)
-            body.withUnsafeReadableBytes { bytes in
-                if count > 0 { UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            let count = min(length, body.bytes.count - body.sent)
+            body.bytes.withUnsafeBytes { bytes in
+                if count > 0 { UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + body.sent, byteCount: count) }
             }
-            body.moveReaderIndex(forwardBy: count)
-            if body.readableBytes == 0 {
+            if body.sent + count == body.bytes.count {
                 flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+                handler.bodies[streamID] = nil
             } else {
-                handler.bodies[streamID] = body
+                handler.bodies[streamID]?.sent += count
             }
             return count
         }
@@ -176,7 +176,7 @@ extension NGHTTP2ClientHandler {
     }
 
     private func headerBlockBegan(_ id: Int32) {
-        self.streams[id]?.block = HTTP2Fields()
+        self.receivedBlock.removeAll()
     }
 
     private func headerReceived(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
@@ -187,18 +187,18 @@ extension NGHTTP2ClientHandler {
             self.reset(streamID, ending: .reset(.protocolError), code: NGHTTP2_PROTOCOL_ERROR)
             return
         }
-        self.streams[streamID]?.block.add(name: name, value: value)
+        self.receivedBlock.add(name: name, value: value)
     }
 
     /// Informational (1xx) heads precede the real one; trailers follow it.
     private func headerBlockEnded(_ id: Int32) {
         guard let pending = self.streams[id] else { return }
-        let status = pending.block.status ?? 0
+        let status = self.receivedBlock.status ?? 0
         if pending.status == nil, status >= 200 {
             self.streams[id]?.status = status
-            self.streams[id]?.headers = pending.block
+            self.streams[id]?.headers = self.receivedBlock.compacted
         }
-        self.streams[id]?.block = HTTP2Fields()
+        self.receivedBlock.removeAll()
     }
 
     private func dataReceived(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {

@@ -27,8 +27,6 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         var promise: EventLoopPromise<HTTP2Response>
         var status: Int?
         var headers = HTTP2Fields()
-        /// The header block being received (a 1xx head, the answer's, or trailers).
-        var block = HTTP2Fields()
         var body: [UInt8] = []
     }
 
@@ -39,7 +37,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     /// What is left to send of each request's body, kept apart from `streams`: a peer may answer
     /// before the whole body is out (waiting for its window), and the stream must still end
     /// cleanly rather than be reset. Dropped once sent or when the stream closes.
-    var bodies: [Int32: ByteBuffer] = [:]
+    var bodies: [Int32: (bytes: [UInt8], sent: Int)] = [:]
     private var started = false
     private var isOpen = true
     /// Inside `nghttp2_session_mem_recv` or `_mem_send`: answers wait in `completions`.
@@ -57,6 +55,10 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     /// Every stream with a deadline, and the connection's one timer for them.
     private var deadlines = StreamDeadlines<Int32>()
     private var deadlineTimer: Scheduled<Void>?
+    /// The header block being received (a 1xx head, an answer's, or trailers), on one stream at
+    /// a time: HTTP/2 sends a block's frames back to back. Reused, and copied out at its end at
+    /// its size, so an answer's fields cost one allocation, not one for each doubling.
+    var receivedBlock = HTTP2Fields()
     /// Reused for each request's `nghttp2_nv` entries, which point into its `HTTP2Fields`.
     private var headerEntries: [nghttp2_nv] = []
 
@@ -120,7 +122,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     // MARK: Requests
 
-    func send(headers: HTTP2Fields, body: ByteBuffer, timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
+    func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
         // A stream opened after a GOAWAY would never be answered.
         guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, let session = self.session else {
             self.settle(promise, .failure(.closed))
@@ -134,7 +136,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
             return
         }
         self.streams[id] = Pending(promise: promise)
-        self.bodies[id] = body
+        self.bodies[id] = (body, 0)
         if let timeout {
             if let timer = self.deadlines.add(id, deadline: context.eventLoop.now + timeout) {
                 self.setDeadlineTimer(for: timer, context: context)
