@@ -76,25 +76,41 @@ public struct AppProviders: Sendable {
             return [result]
         }
         var results = [Result<DeliveryOutcome, AdmissionError>?](repeating: nil, count: notifications.count)
-        var batches: [String: (appID: String, provider: any PushProvider, slots: [Int])] = [:]
+        // A request's pushes mostly share one app and platform: a list searched in place, not a
+        // dictionary keyed by a string made for each push.
+        var batches: [(appID: String, provider: any PushProvider, slots: [Int])] = []
         for (index, notification) in notifications.enumerated() {
             let appID = notification.device.app ?? self.defaultApp
             switch self.route(notification, appID: appID) {
-            case .settled(let outcome): results[index] = .success(outcome)
-            case .provider(let appID, let provider): batches[appID + " " + provider.name, default: (appID, provider, [])].slots.append(index)
+            case .settled(let outcome):
+                results[index] = .success(outcome)
+            case .provider(let appID, let provider):
+                if let batch = batches.firstIndex(where: { $0.appID == appID && $0.provider.name == provider.name }) {
+                    batches[batch].slots.append(index)
+                } else {
+                    var slots: [Int] = []
+                    slots.reserveCapacity(notifications.count - index)
+                    slots.append(index)
+                    batches.append((appID, provider, slots))
+                }
             }
         }
-        // Providers are sent to at once: one's retries must not hold another's pushes.
-        let batchResults = await withTaskGroup(of: [(Int, Result<DeliveryOutcome, AdmissionError>)].self) { group in
-            var ended: [(Int, Result<DeliveryOutcome, AdmissionError>)] = []
-            var rest = batches.values.makeIterator()
-            guard let first = rest.next() else { return ended }
-            while let batch = rest.next() {
-                group.addTask { await self.send(batch: batch.slots, of: notifications, appID: batch.appID, provider: batch.provider) }
+        let batchResults: [(Int, Result<DeliveryOutcome, AdmissionError>)]
+        if batches.count == 1, let only = batches.first {
+            batchResults = await self.send(batch: only.slots, of: notifications, appID: only.appID, provider: only.provider)
+        } else {
+            // Providers are sent to at once: one's retries must not hold another's pushes.
+            batchResults = await withTaskGroup(of: [(Int, Result<DeliveryOutcome, AdmissionError>)].self) { group in
+                var ended: [(Int, Result<DeliveryOutcome, AdmissionError>)] = []
+                ended.reserveCapacity(notifications.count)
+                guard let first = batches.first else { return ended }
+                for batch in batches.dropFirst() {
+                    group.addTask { await self.send(batch: batch.slots, of: notifications, appID: batch.appID, provider: batch.provider) }
+                }
+                ended += await self.send(batch: first.slots, of: notifications, appID: first.appID, provider: first.provider)
+                for await more in group { ended += more }
+                return ended
             }
-            ended += await self.send(batch: first.slots, of: notifications, appID: first.appID, provider: first.provider)
-            for await more in group { ended += more }
-            return ended
         }
         for (index, result) in batchResults { results[index] = result }
         return zip(notifications, results).map { notification, result in
@@ -135,8 +151,9 @@ public struct AppProviders: Sendable {
 
     /// One provider's share of `send(all:)`: its outcomes recorded and its dead tokens reported.
     private func send(batch slots: [Int], of notifications: [PushNotification], appID: String, provider: any PushProvider) async -> [(Int, Result<DeliveryOutcome, AdmissionError>)] {
-        let sent = await provider.send(all: slots.map { notifications[$0] })
+        let sent = await provider.send(all: slots.count == notifications.count ? notifications : slots.map { notifications[$0] })
         var ended: [(Int, Result<DeliveryOutcome, AdmissionError>)] = []
+        ended.reserveCapacity(slots.count)
         for (index, ending) in zip(slots, sent) {
             switch ending.result {
             case .success(let outcome):

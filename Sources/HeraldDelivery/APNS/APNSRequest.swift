@@ -4,14 +4,16 @@ public import HeraldCore
 /// the `authorization` header, which the connection adds with its current provider token.
 public struct APNSRequest: Sendable {
     public let notificationID: String
-    public let path: String
-    /// Regular fields (no pseudo-headers, no authorization), in the order they are sent: laid
-    /// out once, copied whole into each attempt's header block.
+    /// `:path` and the regular fields (no authorization), in the order they are sent: laid out
+    /// once, copied whole into each attempt's header block.
     public let fields: HTTP2Fields
     public let body: [UInt8]
 
-    /// `fields` as names and values.
-    public var headers: [(String, String)] { self.fields.fields.map { ($0.name, $0.value) } }
+    /// `/3/device/<token>`.
+    public var path: String { self.fields.first(name: ":path") ?? "" }
+
+    /// The regular fields as names and values.
+    public var headers: [(String, String)] { self.fields.fields.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) } }
 
     /// Checks `notification` and builds the request; a notification APNs would refuse is refused
     /// here, before it costs a request, with the reason APNs would give.
@@ -74,10 +76,11 @@ public struct APNSRequest: Sendable {
             )
         }
 
-        var fields = HTTP2Fields(reservingBytes: 256)
+        var fields = HTTP2Fields(reservingBytes: 320)
+        // Values unique to one request would only churn APNs' small HPACK table (apns.md §2).
+        fields.add(name: ":path", value: "/3/device/", token, indexable: false)
         fields.add(name: "apns-push-type", value: pushType.rawValue)
         fields.add(name: "apns-topic", value: topic)
-        // Values unique to one request would only churn APNs' small HPACK table (apns.md §2).
         fields.add(name: "apns-id", value: notification.id, indexable: false)
         // Background pushes must use priority 5 (10 is an error), so the type decides for them.
         let priority: String? =
@@ -97,21 +100,20 @@ public struct APNSRequest: Sendable {
         fields.add(name: "content-length", value: String(notification.payload.count), indexable: false)
 
         self.notificationID = notification.id
-        self.path = "/3/device/" + token
         self.fields = fields
         self.body = notification.payload
     }
 
     /// The header block of this request for `authority`, with `authorization` when the
-    /// connection uses token auth.
+    /// connection uses token auth: the pseudo-header fields first, as HTTP/2 wants, then the
+    /// request's own (from `:path` on) and the authorization.
     public func headerBlock(authority: String, authorization: String?) -> HTTP2Fields {
-        var block = HTTP2Fields(reservingBytes: 128 + (authorization?.utf8.count ?? 0) + self.path.utf8.count + self.fields.byteCount)
+        var block = HTTP2Fields(reservingBytes: 96 + authority.utf8.count + (authorization?.utf8.count ?? 0) + self.fields.byteCount)
         block.add(name: ":method", value: "POST")
         block.add(name: ":scheme", value: "https")
-        block.add(name: ":path", value: self.path, indexable: false)
         block.add(name: ":authority", value: authority)
-        if let authorization { block.add(name: "authorization", value: authorization) }
         block.add(contentsOf: self.fields)
+        if let authorization { block.add(name: "authorization", value: authorization) }
         return block
     }
 

@@ -272,11 +272,19 @@ public actor ConnectionPool {
                     waitingForStreams: false
                 )
                 var slots: [Int] = []
+                slots.reserveCapacity(admitted.count)
+                var started: [EventLoopFuture<HTTP2Response>] = []
+                started.reserveCapacity(admitted.count)
                 unsent = []
                 for (index, future) in zip(admitted, futures) {
-                    if future == nil { unsent.append(index) } else { slots.append(index) }
+                    if let future {
+                        slots.append(index)
+                        started.append(future)
+                    } else {
+                        unsent.append(index)
+                    }
                 }
-                batch = (connection, authorization, slots, futures.compactMap { $0 })
+                batch = (connection, authorization, slots, started)
             }
         }
         if batch == nil, unsent.count == 1, let index = unsent.first {
@@ -296,6 +304,7 @@ public actor ConnectionPool {
                 }
             }
             var ended: [(Int, DeliveryResult)] = []
+            ended.reserveCapacity(requests.count)
             if let sentBatch {
                 // `whenAllComplete` never fails: it gathers every result, in order.
                 let answers = (try? await EventLoopFuture.whenAllComplete(sentBatch.futures, on: sentBatch.connection.eventLoop).get()) ?? []

@@ -56,6 +56,26 @@ public struct HTTP2Fields: Sendable, Hashable {
         }
     }
 
+    /// A field whose value is `first` followed by `second`, without a string made of the two.
+    mutating func add(name: String, value first: String, _ second: String, indexable: Bool = true) {
+        var name = name
+        var first = first
+        var second = second
+        name.withUTF8 { name in
+            first.withUTF8 { first in
+                second.withUTF8 { second in
+                    self.storage.append(indexable ? 0 : Self.notIndexable)
+                    Self.appendLength(name.count, to: &self.storage)
+                    Self.appendLength(first.count + second.count, to: &self.storage)
+                    self.storage.append(contentsOf: name)
+                    self.storage.append(contentsOf: first)
+                    self.storage.append(contentsOf: second)
+                }
+            }
+        }
+        self.count += 1
+    }
+
     /// A field from bytes, as a peer sent it.
     mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, indexable: Bool = true) {
         self.storage.append(indexable ? 0 : Self.notIndexable)
