@@ -210,23 +210,36 @@ public struct GorushRoutes<Context: RequestContext>: Sendable {
         let results = await self.providers.send(all: pushes)
         for index in results.indices {
             let send = sends[index]
-            if let failure = self.ended(pushes[index], of: notifications[send.entry], platform: send.platform, results[index]) { failures.append(failure) }
+            if let failure = self.ended(pushes[index], of: send.entry, in: notifications, platform: send.platform, results[index]) { failures.append(failure) }
         }
         return failures
     }
 
-    /// Counts one push's end and returns its failure entry, if it failed.
-    private func ended(_ push: PushNotification, of entry: GorushNotification, platform: String, _ result: Result<DeliveryOutcome, AdmissionError>) -> GorushLogEntry? {
+    /// Counts one push's end and returns its failure entry, if it failed. The entry is read
+    /// only for a failure: a copy of it for each push retained each of its many fields.
+    private func ended(
+        _ push: PushNotification,
+        of entry: Int,
+        in notifications: [GorushNotification],
+        platform: String,
+        _ result: Result<DeliveryOutcome, AdmissionError>
+    ) -> GorushLogEntry? {
         guard case .success(let outcome) = result else {
             // gorush's answer when its queue is full.
             self.statistics.pushed(platform: platform, succeeded: false)
-            return self.failure(entry, platform: platform, token: push.device.token, error: "max capacity reached", isTransient: true)
+            return self.failure(notifications[entry], platform: platform, token: push.device.token, error: "max capacity reached", isTransient: true)
         }
         self.statistics.pushed(platform: platform, succeeded: outcome == .delivered)
         guard outcome != .delivered else { return nil }
         // A topic or condition message has no token; gorush logs the topic in its place.
-        let target = push.device.token.isEmpty ? (push.device.topic ?? entry.condition ?? "") : push.device.token
-        return self.failure(entry, platform: platform, token: target, error: outcome.reason, isTransient: outcome.failure.map { GorushLogEntry.transientCodes.contains($0.code) } ?? false)
+        let target = push.device.token.isEmpty ? (push.device.topic ?? notifications[entry].condition ?? "") : push.device.token
+        return self.failure(
+            notifications[entry],
+            platform: platform,
+            token: target,
+            error: outcome.reason,
+            isTransient: outcome.failure.map { GorushLogEntry.transientCodes.contains($0.code) } ?? false
+        )
     }
 
     private func failure(_ entry: GorushNotification, platform: String, token: String, error: String, isTransient: Bool = false) -> GorushLogEntry {

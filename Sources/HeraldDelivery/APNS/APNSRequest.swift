@@ -162,7 +162,8 @@ public struct APNSRequestError: CodedError, ProviderRequestError {
 
 extension UInt8 {
     var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+        // Setting bit 5 lower-cases a letter and leaves digits as they are.
+        let lower = self | 0x20
+        return (self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9")) || (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "f"))
     }
 }

@@ -64,9 +64,7 @@ public struct HTTP2Fields: Sendable, Hashable {
         name.withUTF8 { name in
             first.withUTF8 { first in
                 second.withUTF8 { second in
-                    self.storage.append(indexable ? 0 : Self.notIndexable)
-                    Self.appendLength(name.count, to: &self.storage)
-                    Self.appendLength(first.count + second.count, to: &self.storage)
+                    self.appendRecordHeader(indexable: indexable, nameLength: name.count, valueLength: first.count + second.count)
                     self.storage.append(contentsOf: name)
                     self.storage.append(contentsOf: first)
                     self.storage.append(contentsOf: second)
@@ -78,9 +76,7 @@ public struct HTTP2Fields: Sendable, Hashable {
 
     /// A field from bytes, as a peer sent it.
     mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, indexable: Bool = true) {
-        self.storage.append(indexable ? 0 : Self.notIndexable)
-        Self.appendLength(name.count, to: &self.storage)
-        Self.appendLength(value.count, to: &self.storage)
+        self.appendRecordHeader(indexable: indexable, nameLength: name.count, valueLength: value.count)
         self.storage.append(contentsOf: name)
         self.storage.append(contentsOf: value)
         self.count += 1
@@ -112,12 +108,11 @@ public struct HTTP2Fields: Sendable, Hashable {
         self.count += other.count
     }
 
-    private static func appendLength(_ length: Int, to storage: inout [UInt8]) {
-        let length = UInt32(truncatingIfNeeded: length)
-        storage.append(UInt8(truncatingIfNeeded: length))
-        storage.append(UInt8(truncatingIfNeeded: length >> 8))
-        storage.append(UInt8(truncatingIfNeeded: length >> 16))
-        storage.append(UInt8(truncatingIfNeeded: length >> 24))
+    /// The flags byte, then both lengths in one append rather than a byte at a time.
+    private mutating func appendRecordHeader(indexable: Bool, nameLength: Int, valueLength: Int) {
+        self.storage.append(indexable ? 0 : Self.notIndexable)
+        let lengths = (UInt64(UInt32(truncatingIfNeeded: nameLength)) | UInt64(UInt32(truncatingIfNeeded: valueLength)) << 32).littleEndian
+        withUnsafeBytes(of: lengths) { self.storage.append(contentsOf: $0) }
     }
 
     /// The fields in the storage's bytes, valid only inside `withUnsafeFields`.

@@ -177,13 +177,15 @@ extension NGHTTP2ClientHandler {
 
     private func headerBlockBegan(_ id: Int32) {
         self.receivedBlock.removeAll()
+        self.receivedBlockStream = self.streams[id] == nil ? nil : id
     }
 
     private func headerReceived(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard self.streams[streamID] != nil else { return }
+        guard self.receivedBlockStream == streamID else { return }
         // A field name with upper case or bytes past ASCII makes the answer malformed (RFC 9113
         // §8.2.1); libnghttp2's own checks are off.
         guard name.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) else {
+            self.receivedBlockStream = nil
             self.reset(streamID, ending: .reset(.protocolError), code: NGHTTP2_PROTOCOL_ERROR)
             return
         }
@@ -192,13 +194,15 @@ extension NGHTTP2ClientHandler {
 
     /// Informational (1xx) heads precede the real one; trailers follow it.
     private func headerBlockEnded(_ id: Int32) {
-        guard let pending = self.streams[id] else { return }
-        let status = self.receivedBlock.status ?? 0
-        if pending.status == nil, status >= 200 {
-            self.streams[id]?.status = status
-            self.streams[id]?.headers = self.receivedBlock.compacted
+        defer {
+            self.receivedBlock.removeAll()
+            self.receivedBlockStream = nil
         }
-        self.receivedBlock.removeAll()
+        guard self.receivedBlockStream == id, let index = self.streams.index(forKey: id), self.streams.values[index].status == nil else { return }
+        let status = self.receivedBlock.status ?? 0
+        guard status >= 200 else { return }
+        self.streams.values[index].status = status
+        self.streams.values[index].headers = self.receivedBlock.compacted
     }
 
     private func dataReceived(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {

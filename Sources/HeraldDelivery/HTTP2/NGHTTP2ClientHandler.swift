@@ -59,6 +59,9 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     /// a time: HTTP/2 sends a block's frames back to back. Reused, and copied out at its end at
     /// its size, so an answer's fields cost one allocation, not one for each doubling.
     var receivedBlock = HTTP2Fields()
+    /// The open stream `receivedBlock` belongs to; `nil` while none is received or its stream
+    /// is unknown (ended, reset), whose fields are not kept.
+    var receivedBlockStream: Int32?
     /// Reused for each request's `nghttp2_nv` entries, which point into its `HTTP2Fields`.
     private var headerEntries: [nghttp2_nv] = []
 
