@@ -252,7 +252,8 @@ public actor ConnectionPool {
         let budgets = requests.map { min($0.deadline ?? self.configuration.deadline, self.configuration.deadline) }
         let startedAt = self.clock.now
         // The first attempts of those that find a free stream now, on one connection.
-        var batch: (connection: HTTP2Connection, authorization: String?, slots: [Int], futures: [EventLoopFuture<HTTP2Response>])?
+        // `slots`: each sent request's index in `requests` and its position in the batch.
+        var batch: (connection: HTTP2Connection, authorization: String?, slots: [(index: Int, position: Int)], answers: EventLoopFuture<[Result<HTTP2Response, any Error>?]>)?
         var unsent = admitted
         if admitted.count > 1, let connection = self.freeConnection() {
             var authorization: String?
@@ -261,30 +262,22 @@ public actor ConnectionPool {
                 do { authorization = try await credentials.authorization() } catch { ready = false }
             }
             if ready {
-                let futures = connection.start(
+                let started = connection.startTogether(
                     admitted.map { index in
                         HTTP2Connection.Request(
                             headers: requests[index].request.headerBlock(authority: connection.authority, authorization: authorization),
                             body: requests[index].request.body,
                             deadline: min(self.configuration.requestTimeout, budgets[index])
                         )
-                    },
-                    waitingForStreams: false
-                )
-                var slots: [Int] = []
-                slots.reserveCapacity(admitted.count)
-                var started: [EventLoopFuture<HTTP2Response>] = []
-                started.reserveCapacity(admitted.count)
-                unsent = []
-                for (index, future) in zip(admitted, futures) {
-                    if let future {
-                        slots.append(index)
-                        started.append(future)
-                    } else {
-                        unsent.append(index)
                     }
+                )
+                var slots: [(index: Int, position: Int)] = []
+                slots.reserveCapacity(admitted.count)
+                unsent = []
+                for (position, (index, sent)) in zip(admitted, started.sent).enumerated() {
+                    if sent { slots.append((index, position)) } else { unsent.append(index) }
                 }
-                batch = (connection, authorization, slots, started)
+                batch = (connection, authorization, slots, started.answers)
             }
         }
         if batch == nil, unsent.count == 1, let index = unsent.first {
@@ -306,9 +299,9 @@ public actor ConnectionPool {
             var ended: [(Int, DeliveryResult)] = []
             ended.reserveCapacity(requests.count)
             if let sentBatch {
-                // `whenAllComplete` never fails: it gathers every result, in order.
-                let answers = (try? await EventLoopFuture.whenAllComplete(sentBatch.futures, on: sentBatch.connection.eventLoop).get()) ?? []
-                for (position, index) in sentBatch.slots.enumerated() {
+                // Never fails: it gathers every result, in order.
+                let answers = (try? await sentBatch.answers.get()) ?? []
+                for (index, position) in sentBatch.slots {
                     let decision: AttemptVerdict
                     var answer: HTTP2Response?
                     switch position < answers.count ? answers[position] : nil {

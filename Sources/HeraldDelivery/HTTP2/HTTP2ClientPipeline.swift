@@ -22,8 +22,10 @@ public struct HTTP2ClientPipeline {
     public func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) -> Bool {
         guard (try? self.state.acquireWithoutWaiting()) == true else { return false }
         let state = self.state
-        promise.futureResult.whenComplete { _ in state.release() }
-        self.streams.send(headers: headers, body: body, timeout: timeout, promise: promise)
+        self.streams.send(headers: headers, body: body, timeout: timeout) { result in
+            state.release()
+            promise.completeWith(result.mapError { $0 })
+        }
         return true
     }
 }

@@ -175,87 +175,115 @@ public final class HTTP2Connection: Sendable {
         }
     }
 
-    /// Sends one request and returns the whole response: `start` with a batch of one that waits
-    /// for a stream. A cancelled task stops waiting for the stream (not for an answer on one).
+    /// Sends one request and returns the whole response, waiting for a stream permit if none is
+    /// free. A cancelled task stops waiting for the stream (not for an answer on one).
     public func send(headers: HTTP2Fields, body: [UInt8], deadline: Duration? = nil) async throws -> HTTP2Response {
         try Task.checkCancellation()
-        let started = self.begin([Request(headers: headers, body: body, deadline: deadline)], waitingForStreams: true)
-        guard let future = started.futures[0] else { preconditionFailure("a request that waits for a stream always has a future") }
-        guard let waiter = started.waiting.first else { return try await future.get() }
+        let promise = self.channel.eventLoop.makePromise(of: HTTP2Response.self)
+        let started = self.begin([Request(headers: headers, body: body, deadline: deadline)], waitingForStreams: true) { _, result in
+            promise.completeWith(result)
+        }
+        guard let waiter = started.waiting.first else { return try await promise.futureResult.get() }
         let state = self.state
         return try await withTaskCancellationHandler {
             // Cancelled before the waiter was queued: the handler ran with nothing to cancel.
             if Task.isCancelled { state.cancelWaiter(waiter) }
-            return try await future.get()
+            return try await promise.futureResult.get()
         } onCancel: {
             state.cancelWaiter(waiter)
         }
     }
 
-    /// Sends `requests`, those that find a free stream permit now in one trip to the event loop
-    /// and without a task each, and returns the future answer of each. A request that finds none
-    /// (or finds the peer going away) queues for a permit, first come first served and within
-    /// its deadline, when `waitingForStreams` is set; otherwise it is not sent and its future is
-    /// `nil`, for the caller to send elsewhere. Failures are `HTTP2ConnectionError`s (and a
-    /// `CancellationError` for a cancelled wait).
-    public func start(_ requests: [Request], waitingForStreams: Bool) -> [EventLoopFuture<HTTP2Response>?] {
-        self.begin(requests, waitingForStreams: waitingForStreams).futures
+    /// Sends those of `requests` that find a free stream permit now, in one trip to the event
+    /// loop and without a task or a future each. `sent` tells which left; those that did not
+    /// (no permit, or the peer going away) are for the caller to send elsewhere. `answers`
+    /// completes once every request sent has its answer or failure (an `HTTP2ConnectionError`),
+    /// in the order of `requests`, `nil` for those not sent.
+    public func startTogether(_ requests: [Request]) -> (sent: [Bool], answers: EventLoopFuture<[Result<HTTP2Response, any Error>?]>) {
+        let gathered = GatheredAnswers(count: requests.count, on: self.channel.eventLoop)
+        let started = self.begin(requests, waitingForStreams: false) { slot, result in gathered.answer(slot, result) }
+        gathered.expect(started.sent.reduce(0) { $0 + ($1 ? 1 : 0) })
+        return (started.sent, gathered.futureResult)
     }
 
-    /// `start`, and the ids of the requests left waiting for a permit (for cancellation).
-    private func begin(_ requests: [Request], waitingForStreams: Bool) -> (futures: [EventLoopFuture<HTTP2Response>?], waiting: [StreamPermits.WaiterID]) {
+    /// Sends `requests`: each that finds a free stream permit now at once, the others, when
+    /// `waitingForStreams` is set, once one is free (first come first served, within its
+    /// deadline). `answered` gets each sent request's index and its answer or failure (an
+    /// `HTTP2ConnectionError`, a `CancellationError` for a cancelled wait), once; on the
+    /// connection's event loop but for a wait that fails before a stream. Returns which were
+    /// sent or queued, and the ids of those queued (for cancellation).
+    private func begin(
+        _ requests: [Request],
+        waitingForStreams: Bool,
+        answered: @escaping @Sendable (Int, Result<HTTP2Response, any Error>) -> Void
+    ) -> (sent: [Bool], waiting: [StreamPermits.WaiterID]) {
         let loop = self.channel.eventLoop
-        var futures: [EventLoopFuture<HTTP2Response>?] = []
-        futures.reserveCapacity(requests.count)
+        var sent: [Bool] = []
+        sent.reserveCapacity(requests.count)
         var waiting: [StreamPermits.WaiterID] = []
-        var writes: [(HTTP2Fields, [UInt8], TimeAmount?, EventLoopPromise<HTTP2Response>)] = []
+        var writes: [(HTTP2Fields, [UInt8], TimeAmount?, HTTP2StreamSending.Answer)] = []
         writes.reserveCapacity(requests.count)
         let state = self.state
         let streams = self.streams
-        for request in requests {
+        for (index, request) in requests.enumerated() {
             let hasPermit = !state.isGoingAway && (try? state.acquireWithoutWaiting()) == true
-            guard hasPermit || waitingForStreams else {
-                futures.append(nil)
-                continue
-            }
-            let promise = loop.makePromise(of: HTTP2Response.self)
+            sent.append(hasPermit || waitingForStreams)
+            guard hasPermit || waitingForStreams else { continue }
             let timeout = request.deadline.map { TimeAmount($0) }
-            futures.append(self.answer(of: promise, deadline: request.deadline, releasingPermit: hasPermit))
             if hasPermit {
-                writes.append((request.headers, request.body, timeout, promise))
+                writes.append((request.headers, request.body, timeout, self.streamAnswer(index, deadline: request.deadline, answered: answered)))
                 continue
             }
             let waiter = state.acquire(deadline: timeout.map { loop.now + $0 }) { admission in
                 switch admission {
                 case .success:
-                    // After a GOAWAY the last permit given back closes the connection.
-                    promise.futureResult.whenComplete { _ in state.release() }
                     // A GOAWAY may have arrived while the request waited: a stream opened now
-                    // would hang.
+                    // would hang. (After a GOAWAY the last permit given back closes the
+                    // connection.)
                     guard !state.isGoingAway else {
-                        promise.fail(HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: state.goAwayReason))
+                        state.release()
+                        answered(index, .failure(HTTP2ConnectionError(.goingAway, "the peer is going away", peerReason: state.goAwayReason)))
                         return
                     }
+                    let answer = self.streamAnswer(index, deadline: request.deadline, answered: answered)
                     if loop.inEventLoop {
-                        streams.value.send(headers: request.headers, body: request.body, timeout: timeout, promise: promise)
+                        streams.value.send(headers: request.headers, body: request.body, timeout: timeout, answer: answer)
                     } else {
-                        loop.execute { streams.value.send(headers: request.headers, body: request.body, timeout: timeout, promise: promise) }
+                        loop.execute { streams.value.send(headers: request.headers, body: request.body, timeout: timeout, answer: answer) }
                     }
                 case .failure(let error):
-                    promise.fail(error)
+                    answered(index, .failure(error))
                 }
             }
             if let waiter { waiting.append(waiter) }
         }
-        guard !writes.isEmpty else { return (futures, waiting) }
+        guard !writes.isEmpty else { return (sent, waiting) }
         if loop.inEventLoop {
-            for (headers, body, timeout, promise) in writes { streams.value.send(headers: headers, body: body, timeout: timeout, promise: promise) }
+            for (headers, body, timeout, answer) in writes { streams.value.send(headers: headers, body: body, timeout: timeout, answer: answer) }
         } else {
             loop.execute { [writes] in
-                for (headers, body, timeout, promise) in writes { streams.value.send(headers: headers, body: body, timeout: timeout, promise: promise) }
+                for (headers, body, timeout, answer) in writes { streams.value.send(headers: headers, body: body, timeout: timeout, answer: answer) }
             }
         }
-        return (futures, waiting)
+        return (sent, waiting)
+    }
+
+    /// What request `index`'s stream answers with, once it holds a permit: the permit given
+    /// back (so a retry finds it free), then the answer passed on, a `StreamEnded` as the
+    /// connection's error.
+    private func streamAnswer(
+        _ index: Int,
+        deadline: Duration?,
+        answered: @escaping @Sendable (Int, Result<HTTP2Response, any Error>) -> Void
+    ) -> HTTP2StreamSending.Answer {
+        let state = self.state
+        return { result in
+            state.release()
+            switch result {
+            case .success(let response): answered(index, .success(response))
+            case .failure(let ending): answered(index, .failure(self.error(for: ending, deadline: deadline)))
+            }
+        }
     }
 
     /// PINGs the peer answered so far.
@@ -290,27 +318,6 @@ public final class HTTP2Connection: Sendable {
     /// APNs said to replace: `Shutdown`, `IdleTimeout`, a key it is not bound to).
     public func retire(reason: String) {
         self.state.retire(reason: reason)
-    }
-
-    /// What callers get of the stream `promise` is for: its `StreamEnded` failures as the
-    /// connection's errors, and the stream's permit given back first when `releasingPermit`.
-    /// One callback and one future a request: a `flatMapErrorThrowing` and a `whenComplete`
-    /// cost a future, two closures and the second callback's list.
-    private func answer(of promise: EventLoopPromise<HTTP2Response>, deadline: Duration?, releasingPermit: Bool) -> EventLoopFuture<HTTP2Response> {
-        let answer = promise.futureResult.eventLoop.makePromise(of: HTTP2Response.self)
-        let state = self.state
-        promise.futureResult.whenComplete { result in
-            if releasingPermit { state.release() }
-            switch result {
-            case .success(let response):
-                answer.succeed(response)
-            case .failure(let ending as HTTP2StreamsHandler.StreamEnded):
-                answer.fail(self.error(for: ending, deadline: deadline))
-            case .failure(let error):
-                answer.fail(error)
-            }
-        }
-        return answer.futureResult
     }
 
     private func error(for ending: HTTP2StreamsHandler.StreamEnded, deadline: Duration?) -> HTTP2ConnectionError {

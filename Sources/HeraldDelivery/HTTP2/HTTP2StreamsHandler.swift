@@ -29,7 +29,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
     }
 
     private struct Pending {
-        var promise: EventLoopPromise<HTTP2Response>
+        var answer: Answer
         var status: Int?
         var headers = HTTP2Fields()
         var body: [UInt8] = []
@@ -66,17 +66,17 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.failAll(.closed)
     }
 
-    /// Opens a stream and sends `headers` and `body` on it; `promise` gets the whole response.
+    /// Opens a stream and sends `headers` and `body` on it; `answer` gets the whole response.
     /// Must run on the connection's event loop.
-    func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
+    func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, answer: @escaping Answer) {
         // After a GOAWAY a new stream would be a connection error in NIOHTTP2.
         guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, self.nextStreamID < Int32.max - 2 else {
-            promise.fail(StreamEnded.closed)
+            answer(.failure(.closed))
             return
         }
         let id = HTTP2StreamID(self.nextStreamID)
         self.nextStreamID += 2
-        self.streams[id] = Pending(promise: promise)
+        self.streams[id] = Pending(answer: answer)
         if let timeout {
             if let timer = self.deadlines.add(id, deadline: context.eventLoop.now + timeout) {
                 self.setDeadlineTimer(for: timer, context: context)
@@ -192,19 +192,19 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.dropAnsweredDeadlines()
         guard let status = pending.status else {
             // An answer without `:status` is a malformed stream, not a dead connection.
-            pending.promise.fail(StreamEnded.reset(.protocolError))
+            pending.answer(.failure(.reset(.protocolError)))
             return
         }
         // Not reset: the stream closes by itself once our END_STREAM is out too. Resetting it
         // while that may still be queued would send RST_STREAM(CANCEL), and a peer counting
         // resets answers a stream of them with GOAWAY(ENHANCE_YOUR_CALM).
-        pending.promise.succeed(HTTP2Response(status: status, headers: pending.headers, body: pending.body))
+        pending.answer(.success(HTTP2Response(status: status, headers: pending.headers, body: pending.body)))
     }
 
     private func finish(_ id: HTTP2StreamID, _ ending: StreamEnded) {
         guard let pending = self.streams.removeValue(forKey: id) else { return }
         self.dropAnsweredDeadlines()
-        pending.promise.fail(ending)
+        pending.answer(.failure(ending))
     }
 
     /// Moves the connection's one timer to `deadline`.
@@ -241,7 +241,7 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.deadlineTimer?.cancel()
         self.deadlineTimer = nil
         for pending in open.values {
-            pending.promise.fail(ending)
+            pending.answer(.failure(ending))
         }
     }
 }

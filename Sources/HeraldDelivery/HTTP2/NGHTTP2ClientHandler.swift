@@ -12,7 +12,7 @@ import NIOHTTP2
 /// windows (it reopens them once half is used) and acknowledges SETTINGS and PINGs itself.
 ///
 /// libnghttp2 calls back into the handler from inside `nghttp2_session_mem_recv` and
-/// `_mem_send`; requests ended there have their promises completed after the call returns, so
+/// `_mem_send`; requests ended there have their answers given after the call returns, so
 /// what their callbacks do (give back a permit, admit a waiting request) runs outside the
 /// session. A raised stream limit in a SETTINGS frame admits waiting requests from inside it;
 /// libnghttp2 allows submitting there, and the read's end sends them.
@@ -24,7 +24,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     typealias StreamEnded = HTTP2StreamsHandler.StreamEnded
 
     struct Pending {
-        var promise: EventLoopPromise<HTTP2Response>
+        var answer: Answer
         var status: Int?
         var headers = HTTP2Fields()
         var body: [UInt8] = []
@@ -42,7 +42,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     private var isOpen = true
     /// Inside `nghttp2_session_mem_recv` or `_mem_send`: answers wait in `completions`.
     private var inSession = false
-    private var completions: [(EventLoopPromise<HTTP2Response>, Result<HTTP2Response, StreamEnded>)] = []
+    private var completions: [(Answer, Result<HTTP2Response, StreamEnded>)] = []
     /// Between `channelRead` and `channelReadComplete`, which sends what was submitted meanwhile.
     private var reading = false
     private var flushScheduled = false
@@ -125,20 +125,20 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     // MARK: Requests
 
-    func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) {
+    func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, answer: @escaping Answer) {
         // A stream opened after a GOAWAY would never be answered.
         guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, let session = self.session else {
-            self.settle(promise, .failure(.closed))
+            self.settle(answer, .failure(.closed))
             return
         }
         let id = self.submit(headers: headers, session: session)
         guard id > 0 else {
             // No stream id left (2^31 requests on one connection) or no memory: another
             // connection takes it.
-            self.settle(promise, .failure(.closed))
+            self.settle(answer, .failure(.closed))
             return
         }
-        self.streams[id] = Pending(promise: promise)
+        self.streams[id] = Pending(answer: answer)
         self.bodies[id] = (body, 0)
         if let timeout {
             if let timer = self.deadlines.add(id, deadline: context.eventLoop.now + timeout) {
@@ -287,16 +287,16 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.dropAnsweredDeadlines()
         guard let status = pending.status else {
             // An answer without `:status` is a malformed stream, not a dead connection.
-            self.settle(pending.promise, .failure(.reset(.protocolError)))
+            self.settle(pending.answer, .failure(.reset(.protocolError)))
             return
         }
-        self.settle(pending.promise, .success(HTTP2Response(status: status, headers: pending.headers, body: pending.body)))
+        self.settle(pending.answer, .success(HTTP2Response(status: status, headers: pending.headers, body: pending.body)))
     }
 
     func finish(_ id: Int32, _ ending: StreamEnded) {
         guard let pending = self.streams.removeValue(forKey: id) else { return }
         self.dropAnsweredDeadlines()
-        self.settle(pending.promise, .failure(ending))
+        self.settle(pending.answer, .failure(ending))
     }
 
     /// Resets a stream with `code` (CANCEL unless the peer broke it) and fails its request with
@@ -308,11 +308,11 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         if !self.inSession, let context = self.context { self.scheduleSend(context: context) }
     }
 
-    private func settle(_ promise: EventLoopPromise<HTTP2Response>, _ result: Result<HTTP2Response, StreamEnded>) {
+    private func settle(_ answer: @escaping Answer, _ result: Result<HTTP2Response, StreamEnded>) {
         if self.inSession {
-            self.completions.append((promise, result))
+            self.completions.append((answer, result))
         } else {
-            promise.completeWith(result.mapError { $0 })
+            answer(result)
         }
     }
 
@@ -320,7 +320,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         while !self.completions.isEmpty {
             let settled = self.completions
             self.completions.removeAll(keepingCapacity: true)
-            for (promise, result) in settled { promise.completeWith(result.mapError { $0 }) }
+            for (answer, result) in settled { answer(result) }
         }
     }
 
@@ -330,7 +330,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.deadlines.removeAll()
         self.deadlineTimer?.cancel()
         self.deadlineTimer = nil
-        for pending in open.values { self.settle(pending.promise, .failure(.closed)) }
+        for pending in open.values { self.settle(pending.answer, .failure(.closed)) }
         if !self.inSession { self.runCompletions() }
     }
 
