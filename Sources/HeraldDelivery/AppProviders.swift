@@ -154,15 +154,23 @@ public struct AppProviders: Sendable {
         let sent = await provider.send(all: slots.count == notifications.count ? notifications : slots.map { notifications[$0] })
         var ended: [(Int, Result<DeliveryOutcome, AdmissionError>)] = []
         ended.reserveCapacity(slots.count)
+        var finished: [(outcome: DeliveryOutcome, duration: Duration)] = []
+        finished.reserveCapacity(slots.count)
         for (index, ending) in zip(slots, sent) {
             switch ending.result {
             case .success(let outcome):
-                await self.finished(notifications[index], appID: appID, provider: provider, outcome: outcome, duration: ending.duration)
+                finished.append((outcome, ending.duration))
+                if case .deadToken(let failure) = outcome {
+                    for handler in self.deadTokenHandlers {
+                        await handler.tokenIsDead(notifications[index], reason: failure.detail)
+                    }
+                }
             case .failure:
                 self.metrics.recordOverloaded(provider: provider.name, app: appID)
             }
             ended.append((index, ending.result))
         }
+        self.metrics.record(provider: provider.name, app: appID, ended: finished)
         return ended
     }
 
@@ -193,16 +201,6 @@ public struct AppProviders: Sendable {
     private func settled(_ outcome: DeliveryOutcome, app: String) -> Route {
         self.metrics.recordSettled(app: app, outcome: outcome)
         return .settled(outcome)
-    }
-
-    /// Records a provider's outcome and reports a dead token.
-    private func finished(_ notification: PushNotification, appID: String, provider: any PushProvider, outcome: DeliveryOutcome, duration: Duration) async {
-        self.metrics.record(provider: provider.name, app: appID, outcome: outcome, duration: duration)
-        if case .deadToken(let failure) = outcome {
-            for handler in self.deadTokenHandlers {
-                await handler.tokenIsDead(notification, reason: failure.detail)
-            }
-        }
     }
 
     /// Sets the queue-depth, open-connection and connect-failure gauges; called when metrics are

@@ -41,14 +41,35 @@ public final class DeliveryMetrics: Sendable {
     /// One finished push: its result, reason and how long it took over all attempts.
     public func record(provider: String, app: String, outcome: DeliveryOutcome, duration: Duration) {
         self.count(provider: provider, app: app, outcome: outcome)
-        let timer = self.timers.withLockedValue { timers in
+        self.timer(provider: provider).record(duration: duration)
+        self.recent.record(app: app, provider: provider, outcome: outcome)
+    }
+
+    /// The finished pushes of one provider's batch, as `record` for each: the delivered ones
+    /// (most) counted with one lookup of their counter and of the recent counts, not one each.
+    public func record(provider: String, app: String, ended: [(outcome: DeliveryOutcome, duration: Duration)]) {
+        var delivered = 0
+        for (outcome, duration) in ended {
+            if outcome == .delivered {
+                delivered += 1
+            } else {
+                self.record(provider: provider, app: app, outcome: outcome, duration: duration)
+            }
+        }
+        guard delivered > 0 else { return }
+        self.count(provider: provider, app: app, outcome: .delivered, by: delivered)
+        let timer = self.timer(provider: provider)
+        for (outcome, duration) in ended where outcome == .delivered { timer.record(duration: duration) }
+        self.recent.record(app: app, provider: provider, outcome: .delivered, count: delivered)
+    }
+
+    private func timer(provider: String) -> Metrics.Timer {
+        self.timers.withLockedValue { timers in
             if let timer = timers[provider] { return timer }
             let timer = Metrics.Timer(label: Self.latency, dimensions: [("provider", provider)], preferredDisplayUnit: .seconds, factory: self.factory)
             timers[provider] = timer
             return timer
         }
-        timer.record(duration: duration)
-        self.recent.record(app: app, provider: provider, outcome: outcome)
     }
 
     /// A push that ended before any provider (no such app, no credentials for its platform, the
@@ -57,7 +78,7 @@ public final class DeliveryMetrics: Sendable {
         self.count(provider: "none", app: app, outcome: outcome)
     }
 
-    private func count(provider: String, app: String, outcome: DeliveryOutcome) {
+    private func count(provider: String, app: String, outcome: DeliveryOutcome, by amount: Int = 1) {
         let key = PushKey(provider: provider, app: app, result: outcome.result, reason: Self.reasonLabel(outcome))
         let counter = self.pushCounters.withLockedValue { counters in
             if let counter = counters[key] { return counter }
@@ -69,7 +90,7 @@ public final class DeliveryMetrics: Sendable {
             counters[key] = counter
             return counter
         }
-        counter.increment()
+        counter.increment(by: amount)
     }
 
     public func recordOverloaded(provider: String, app: String) {

@@ -76,13 +76,13 @@ public final class RecentDeliveries: Sendable {
     }
 
     /// A push the provider finished.
-    public func record(app: String, provider: String, outcome: DeliveryOutcome) {
+    public func record(app: String, provider: String, outcome: DeliveryOutcome, count: Int = 1) {
         self.add(app: app, provider: provider, failure: outcome.failure.map { ($0, outcome.result) }) { counts in
             switch outcome {
-            case .delivered: counts.delivered += 1
-            case .deadToken: counts.deadToken += 1
-            case .rejected: counts.rejected += 1
-            case .failed: counts.failed += 1
+            case .delivered: counts.delivered += count
+            case .deadToken: counts.deadToken += count
+            case .rejected: counts.rejected += count
+            case .failed: counts.failed += count
             }
         }
     }

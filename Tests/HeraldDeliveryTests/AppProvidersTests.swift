@@ -69,6 +69,35 @@ import Testing
         }
     }
 
+    /// A batch's outcomes are counted as one push's are: the delivered together, each failure
+    /// apart, every push timed.
+    @Test func aBatchCountsEachOutcomeAndTimesEachPush() async throws {
+        try await MockAPNSHarness.with { harness in
+            let metrics = TestMetrics()
+            let dead = String(repeating: "e5", count: 32)
+            harness.mock.script(token: dead, .unregistered(since: Date()))
+            let pool = pool(harness, metrics: metrics, handler: RecordingHandler())
+            let tokens = [String(repeating: "a1", count: 32), dead, String(repeating: "b2", count: 32)]
+            let results = await pool.send(all: tokens.map { MockAPNSHarness.notification(token: $0) })
+            #expect(results.count == 3)
+            let delivered = try metrics.expectCounter(
+                DeliveryMetrics.pushes,
+                [("provider", "apns"), ("app", "wallet"), ("result", "delivered"), ("reason", "delivered")]
+            )
+            #expect(delivered.totalValue == 2)
+            let unregistered = try metrics.expectCounter(
+                DeliveryMetrics.pushes,
+                [("provider", "apns"), ("app", "wallet"), ("result", "dead_token"), ("reason", "Unregistered")]
+            )
+            #expect(unregistered.totalValue == 1)
+            #expect(try metrics.expectTimer(DeliveryMetrics.latency, [("provider", "apns")]).values.count == 3)
+            let recent = try #require(pool.metrics.recent.snapshot().first)
+            #expect(recent.minutes.last?.counts.delivered == 2)
+            #expect(recent.minutes.last?.counts.deadToken == 1)
+            await pool.shutdown()
+        }
+    }
+
     @Test func deadTokenReachesTheHandlersWithItsRegistration() async throws {
         try await MockAPNSHarness.with { harness in
             let token = String(repeating: "e5", count: 32)

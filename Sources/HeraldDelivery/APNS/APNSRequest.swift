@@ -125,14 +125,10 @@ public struct APNSRequest: Sendable {
     static func isCanonicalUUID(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
-            guard bytes.count == 36 else { return false }
-            for index in bytes.indices {
-                switch index {
-                case 8, 13, 18, 23:
-                    guard bytes[index] == UInt8(ascii: "-") else { return false }
-                default:
-                    guard bytes[index].isHexDigit else { return false }
-                }
+            let dash = UInt8(ascii: "-")
+            guard bytes.count == 36, bytes[8] == dash, bytes[13] == dash, bytes[18] == dash, bytes[23] == dash else { return false }
+            for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
+                guard bytes[index].isHexDigit else { return false }
             }
             return true
         }
