@@ -23,6 +23,43 @@ import Testing
         #expect((message["data"] as? [String: String]) == ["a": "1"])
     }
 
+    /// A request's pushes share their message: each request is the one it would be alone.
+    @Test func aSharedMessageMakesTheSameRequestsAsOneEach() throws {
+        let payload = #"{"notification":{"title":"t"},"data":{"a":"1"}}"#
+        var first = self.push(payload, token: "tok-1")
+        first.expiration = 1_000_100
+        first.priority = .immediate
+        var second = self.push(payload, token: "tok-2")
+        second.expiration = 1_000_100
+        second.priority = .immediate
+        let message = try FCMMessage(first, now: 1_000_000)
+        #expect(message.fits(second, now: 1_000_000))
+        for push in [first, second] {
+            #expect(try FCMRequest(push, projectID: "p1", message: message).body == FCMRequest(push, projectID: "p1", now: 1_000_000).body)
+        }
+        // The TTL counts down to the expiration: another second is another message.
+        #expect(!message.fits(second, now: 1_000_001))
+        var unexpiring = self.push(payload)
+        unexpiring.priority = .immediate
+        let lasting = try FCMMessage(unexpiring, now: 1_000_000)
+        #expect(lasting.fits(unexpiring, now: 1_000_001))
+        var otherPayload = self.push(#"{"data":{"a":"2"}}"#)
+        otherPayload.priority = .immediate
+        #expect(!lasting.fits(otherPayload, now: 1_000_000))
+        var otherCollapse = unexpiring
+        otherCollapse.collapseID = "c"
+        #expect(!lasting.fits(otherCollapse, now: 1_000_000))
+    }
+
+    /// A condition message has no target of its own; the payload's condition is its target.
+    @Test func aConditionMessageCarriesOnlyThePayloadsMembers() throws {
+        let push = PushNotification(id: "00000000-0000-0000-0000-000000000000", device: Device(platform: .fcm, token: ""), payload: Array(#"{"condition":"'a' in topics","data":{"k":"v"}}"#.utf8))
+        let request = try FCMRequest(push, projectID: "p1")
+        #expect(String(decoding: request.body, as: UTF8.self) == #"{"message":{"condition":"'a' in topics","data":{"k":"v"}}}"#)
+        let empty = PushNotification(id: "00000000-0000-0000-0000-000000000000", device: Device(platform: .fcm, token: "t"), payload: [])
+        #expect(String(decoding: try FCMRequest(empty, projectID: "p1").body, as: UTF8.self) == #"{"message":{"token":"t"}}"#)
+    }
+
     @Test func theSizeWithoutTargetsIsTheSizeOfTheMessageWrittenWithoutThem() {
         let token: (String, JSONValue) = ("token", .string("abc:DEF_123-x"))
         let topic: (String, JSONValue) = ("topic", .string("news"))

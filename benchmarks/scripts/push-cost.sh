@@ -9,7 +9,8 @@
 #
 #   get     GET /healthz: Hummingbird's floor
 #   none    POST /api/push with an empty list: the floor of a gorush request
-#   one     POST /api/push, 1 token; ten: 10 tokens (CPU per request: divide by 10)
+#   one     POST /api/push, 1 token; ten: 10 tokens (CPU per request: divide by 10); fcmten:
+#           10 FCM tokens
 #   lat     closed loops of 4 and 16 connections with h2load's per-request log: p50/p90/p99
 #   perf    perf record -g of Herald during a 1-token run (perf.data in $BENCH_PERF_DIR;
 #           PERF_BODY=ten for 10 tokens; PERF_CALL_GRAPH=dwarf for whole stacks through code
@@ -50,6 +51,7 @@ list=$(printf '"%s",' "${tokens[@]}")
 printf '{"notifications":[{"platform":1,"tokens":["%s"],"message":"benchmark","topic":"im.herald.bench"}]}' "$token" > "$work/one.json"
 printf '{"notifications":[]}' > "$work/none.json"
 printf '{"notifications":[{"platform":1,"tokens":[%s],"message":"benchmark","topic":"im.herald.bench"}]}' "${list%,}" > "$work/ten.json"
+printf '{"notifications":[{"platform":2,"tokens":[%s],"message":"benchmark","data":{"k":"v"}}]}' "${list%,}" > "$work/fcmten.json"
 row() { # name method-args...
   local name=$1; shift
   h2load --h1 -n 2000 -c 64 "$@" >/dev/null 2>&1
@@ -65,6 +67,7 @@ get) row "GET /healthz" "http://127.0.0.1:$api_port/healthz";;
 stat) row "GET /api/stat/app" "http://127.0.0.1:$api_port/api/stat/app";;
 none) row "POST empty" -d "$work/none.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
 ten) row "POST 10 tokens (per request)" -d "$work/ten.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
+fcmten) row "POST 10 FCM tokens (per request)" -d "$work/fcmten.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
 one) row "POST 1 token" -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
 lat) for c in ${LAT_CONNS:-4 16}; do h2load --h1 -n 2000 -c $c -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" >/dev/null 2>&1; out=$(h2load --h1 -n 40000 -c $c --log-file=$work/lat.log -d "$work/one.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push" 2>&1); echo "lat c=$c $(echo "$out" | grep -o '[0-9.,]* req/s') $(sort -n -k3 $work/lat.log | awk '{a[NR]=$3} END {printf "p50 %d p90 %d p99 %d max %d us", a[int(NR*0.5)], a[int(NR*0.9)], a[int(NR*0.99)], a[NR]}')"; done;;
 gentime) /usr/bin/time -f 'cpu %U %S' -o $work/gen.time "$dev_bin" bench gorush-push --url "http://127.0.0.1:$api_port" --concurrency 64 --duration 8 --warmup 0 --devices 10 --topic im.herald.bench ${GEN_ARGS:-} > $work/gen.out 2>&1; n=$(awk '/requests in/ { print $(NF-4) }' $work/gen.out); awk -v n=$n '/^cpu/ { printf "generator %d requests, %.1f us CPU/request\n", n, ($2+$3)*1e6/n }' $work/gen.time;;

@@ -1,3 +1,4 @@
+import Foundation
 public import HeraldCore
 public import Logging
 public import NIOCore
@@ -65,7 +66,19 @@ public struct FCMProvider: Sendable {
     /// Delivers each notification; first attempts leave together. A notification that is no
     /// valid request ends as the provider would answer it, without being sent.
     public func send(all notifications: [PushNotification]) async -> [DeliveryResult] {
-        await self.pool.send(all: notifications) { notification throws(FCMRequestError) in try FCMRequest(notification, projectID: self.configuration.projectID) }
+        let now = Int64(Date().timeIntervalSince1970)
+        // Pushes of one payload and options (a request's tokens) share their message.
+        var shared: FCMMessage?
+        return await self.pool.send(all: notifications) { notification throws(FCMRequestError) in
+            let message: FCMMessage
+            if let shared, shared.fits(notification, now: now) {
+                message = shared
+            } else {
+                message = try FCMMessage(notification, now: now)
+                shared = message
+            }
+            return try FCMRequest(notification, projectID: self.configuration.projectID, message: message)
+        }
     }
 
     /// Closes every connection, the token endpoint's included; later `send` calls are refused.

@@ -25,29 +25,23 @@ public struct FCMRequest: Sendable {
     /// Checks `notification` and builds the request; a message FCM would refuse is refused here,
     /// with the error code FCM would give. `now` (UNIX seconds) turns the expiration into a TTL.
     public init(_ notification: PushNotification, projectID: String, now: Int64 = Int64(Date().timeIntervalSince1970)) throws(FCMRequestError) {
-        var message: [(String, JSONValue)]
-        if notification.payload.isEmpty {
-            message = []
-        } else {
-            guard case .object(let fields)? = try? JSONValue(parsing: notification.payload) else {
-                throw FCMRequestError("message", "the payload must be a JSON object of FCM message fields")
-            }
-            message = fields
-        }
-        for target in ["token", "topic"] where message.contains(where: { $0.0 == target }) {
-            throw FCMRequestError("message.\(target)", "the target comes from the device, not the payload")
-        }
-        let isTopic: Bool
+        try self.init(notification, projectID: projectID, message: FCMMessage(notification, now: now))
+    }
+
+    /// The request for `notification`'s device with `message`, which was made from a push of the
+    /// same payload and options (`FCMMessage.fits`): a request's pushes share one, so the
+    /// payload is read and written once, not once a device.
+    init(_ notification: PushNotification, projectID: String, message: FCMMessage) throws(FCMRequestError) {
+        let target: (name: String, value: String)?
         let token = notification.device.token
         if !token.isEmpty {
             guard token.utf8.count <= 4096, token.utf8.allSatisfy(Self.isTokenByte) else {
                 throw FCMRequestError("message.token", "the registration token is not a valid FCM registration token")
             }
-            guard !message.contains(where: { $0.0 == "condition" }) else {
+            guard !message.hasCondition else {
                 throw FCMRequestError("message.condition", "a message has exactly one target; the device already gives a token")
             }
-            message.insert(("token", .string(token)), at: 0)
-            isTopic = false
+            target = ("token", token)
         } else if var topic = notification.device.topic, !topic.isEmpty {
             // The legacy API's `/topics/` prefix, which senders still write, is dropped as the
             // Firebase Admin SDKs drop it.
@@ -57,54 +51,32 @@ public struct FCMRequest: Sendable {
             guard !topic.isEmpty, topic.utf8.count <= Self.maximumTopicLength, topic.utf8.allSatisfy(Self.isTopicByte) else {
                 throw FCMRequestError("message.topic", "the topic name must be at most \(Self.maximumTopicLength) of a-z, A-Z, 0-9, -, _, ., ~ and %")
             }
-            guard !message.contains(where: { $0.0 == "condition" }) else {
+            guard !message.hasCondition else {
                 throw FCMRequestError("message.condition", "a message has exactly one target; the device already gives a topic")
             }
-            message.insert(("topic", .string(topic)), at: 0)
-            isTopic = true
+            target = ("topic", topic)
         } else {
-            guard message.contains(where: { $0.0 == "condition" }) else {
+            guard message.hasCondition else {
                 throw FCMRequestError("message", "no target: the device has no token or topic and the payload no condition")
             }
-            isTopic = true
+            target = nil
         }
-
-        try Self.checkData(message.first { $0.0 == "data" }?.1, field: "message.data")
-        var android: [(String, JSONValue)] = []
-        if let value = message.first(where: { $0.0 == "android" })?.1 {
-            guard case .object(let fields) = value else { throw FCMRequestError("message.android", "must be an object") }
-            android = fields
-            try Self.checkData(android.first { $0.0 == "data" }?.1, field: "message.android.data")
-        }
-        if let priority = notification.priority, !android.contains(where: { $0.0 == "priority" }) {
-            // FCM has no "never wake" level: both lower APNs levels become NORMAL.
-            android.append(("priority", .string(priority == .immediate ? "HIGH" : "NORMAL")))
-        }
-        if let expiration = notification.expiration, !android.contains(where: { $0.0 == "ttl" }) {
-            guard expiration >= 0 else {
-                throw FCMRequestError("message.android.ttl", "expiration must be a UNIX time in seconds, or 0")
-            }
-            // APNs' expiration 0 means "now or never", which is FCM's ttl "0s" too. Compared
-            // before subtracting, so no value can overflow.
-            let ttl: Int64 = expiration == 0 || expiration <= now ? 0 : min(expiration - max(now, 0), Self.maximumTTL)
-            android.append(("ttl", .string("\(ttl)s")))
-        }
-        if let collapseID = notification.collapseID, !android.contains(where: { $0.0 == "collapse_key" || $0.0 == "collapseKey" }) {
-            android.append(("collapse_key", .string(collapseID)))
-        }
-        message.removeAll { $0.0 == "android" }
-        if !android.isEmpty { message.append(("android", .object(android))) }
-
-        let messageBytes = JSONValue.object(message).bytes
         // FCM's limit is on what is delivered; the target does not count against it.
-        let contentBytes = Self.sizeWithoutTargets(of: message, serialized: messageBytes.count)
-        let limit = isTopic ? Self.topicMessageLimit : Self.messageLimit
-        guard contentBytes <= limit else {
-            throw FCMRequestError("message", "the message is \(contentBytes) bytes; FCM allows \(limit)")
+        let limit = target?.name == "token" ? Self.messageLimit : Self.topicMessageLimit
+        guard message.contentSize <= limit else {
+            throw FCMRequestError("message", "the message is \(message.contentSize) bytes; FCM allows \(limit)")
         }
-        var body = Array(#"{"message":"#.utf8)
-        body += messageBytes
-        body.append(UInt8(ascii: "}"))
+        // The target first, then the message's own members.
+        var body = Array(#"{"message":{"#.utf8)
+        body.reserveCapacity(body.count + message.members.count + token.utf8.count + 16)
+        if let target {
+            JSONValue.writeString(target.name, into: &body)
+            body.append(UInt8(ascii: ":"))
+            JSONValue.writeString(target.value, into: &body)
+            if !message.members.isEmpty { body.append(UInt8(ascii: ",")) }
+        }
+        body += message.members
+        body += [UInt8(ascii: "}"), UInt8(ascii: "}")]
         self.body = body
         self.path = "/v1/projects/\(projectID)/messages:send"
     }

@@ -41,6 +41,8 @@ public struct FCMResponse: Sendable, Hashable {
 
 extension FCMRequest: ProviderRequest {
     public func decision(for response: HTTP2Response) -> AttemptVerdict {
-        FCMResponse(response).decision
+        // A sent message's answer only names it: nothing in it to read for the decision.
+        if response.status == 200 { return .finish(.delivered) }
+        return FCMResponse(response).decision
     }
 }
