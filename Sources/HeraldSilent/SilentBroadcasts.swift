@@ -195,7 +195,9 @@ public actor SilentBroadcasts {
         // Pages are read ahead of the pushes; the persisted cursor only passes a page once every
         // push of it and of the pages before it has an answer.
         var readCursor = broadcast.cursor
-        var queue: [(page: Int, registration: Registration)] = []
+        // The live registrations of the page read last (`queuePage`), sent from `queued` on.
+        var queue: [Registration] = []
+        var queuePage = 0
         var queued = 0
         var pageEnds: [Int: (next: [UInt8], size: Int, remaining: Int)] = [:]
         var nextPage = 0
@@ -211,9 +213,12 @@ public actor SilentBroadcasts {
                     do {
                         let page = try self.view.registrations(keyPrefix: prefix, after: readCursor, limit: self.batchSize)
                         if let next = page.next {
-                            let live = page.registrations.filter(\.enabled)
+                            // Copied only when some are disabled: a copy of a registration
+                            // retains each of its fields again.
+                            let live = page.registrations.allSatisfy(\.enabled) ? page.registrations : page.registrations.filter(\.enabled)
                             pageEnds[nextPage] = (next, page.registrations.count, live.count)
-                            queue = live.map { (nextPage, $0) }
+                            queue = live
+                            queuePage = nextPage
                             queued = 0
                             nextPage += 1
                             readCursor = next
@@ -230,10 +235,11 @@ public actor SilentBroadcasts {
                     let due = self.pacer.due(since: started, perSecond: self.rate) - launched
                     let count = max(1, min(Self.sendBatchSize, queue.count - queued, self.limits.window - inFlight, due))
                     let batch = queue[queued..<queued + count]
+                    let page = queuePage
                     queued += count
                     group.addTask {
-                        let outcomes = await sender.send(to: batch.map(\.registration), service: service)
-                        return zip(batch, outcomes).map { ($0.page, $1) }
+                        let outcomes = await sender.send(to: batch, service: service)
+                        return outcomes.map { (page, $0) }
                     }
                     launched += count
                     inFlight += count

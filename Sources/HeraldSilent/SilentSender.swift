@@ -44,7 +44,7 @@ public struct SilentSender: Sendable {
     /// Sends one silent push to each of `registrations` of `service`, unless coalesced or
     /// throttled, together: those for one provider leave in one trip to a connection
     /// (`AppProviders.send(all:)`), with one flush, rather than a task and a flush each.
-    func send(to registrations: [Registration], service: String) async -> [Outcome] {
+    func send(to registrations: some RandomAccessCollection<Registration> & Sendable, service: String) async -> [Outcome] {
         var outcomes = [Outcome?](repeating: nil, count: registrations.count)
         var notifications: [PushNotification] = []
         var slots: [Int] = []

@@ -70,9 +70,13 @@ public struct FCMRequest: Sendable {
         var body = Array(#"{"message":{"#.utf8)
         body.reserveCapacity(body.count + message.members.count + token.utf8.count + 16)
         if let target {
-            JSONValue.writeString(target.name, into: &body)
-            body.append(UInt8(ascii: ":"))
-            JSONValue.writeString(target.value, into: &body)
+            // Token and topic bytes were checked above: none needs escaping in a JSON string.
+            let quote = UInt8(ascii: "\"")
+            body.append(quote)
+            body += target.name.utf8
+            body += [quote, UInt8(ascii: ":"), quote]
+            body += target.value.utf8
+            body.append(quote)
             if !message.members.isEmpty { body.append(UInt8(ascii: ",")) }
         }
         body += message.members
