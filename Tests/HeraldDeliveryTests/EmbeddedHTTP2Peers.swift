@@ -116,7 +116,7 @@ final class EmbeddedHTTP2Peers {
             answer.result = result
             state.release()
         }
-        self.streams.send(headers: Self.requestHeaders, body: body, timeout: timeout) { promise.completeWith($0.mapError { $0 }) }
+        self.streams.send(HTTP2Connection.Request(headers: Self.requestHeaders, body: body, deadline: nil), timeout: timeout) { promise.completeWith($0.mapError { $0 }) }
         return answer
     }
 

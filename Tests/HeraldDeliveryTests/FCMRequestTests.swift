@@ -23,6 +23,18 @@ import Testing
         #expect((message["data"] as? [String: String]) == ["a": "1"])
     }
 
+    /// The connection's fields first, the request's, then the access token, which NIOHTTP2
+    /// keeps out of FCM's HPACK table.
+    @Test func theHeaderBlockIsTheConnectionsFieldsTheRequestsAndTheToken() throws {
+        let request = try FCMRequest(push(#"{"data":{"a":"1"}}"#), projectID: "p1")
+        let block = request.headerBlock(authority: "fcm.googleapis.com", authorization: "Bearer x").fields
+        #expect(block.map(\.name) == [":scheme", ":authority", ":method", ":path", "content-type", "content-length", "authorization"])
+        #expect(block.first { $0.name == ":path" }?.value == "/v1/projects/p1/messages:send")
+        #expect(block.first { $0.name == "content-length" }?.value == String(request.body.count))
+        #expect(block.last?.indexable == false)
+        #expect(request.headerBlock(authority: "a", authorization: nil).first(name: "authorization") == nil)
+    }
+
     /// A request's pushes share their message: each request is the one it would be alone.
     @Test func aSharedMessageMakesTheSameRequestsAsOneEach() throws {
         let payload = #"{"notification":{"title":"t"},"data":{"a":"1"}}"#

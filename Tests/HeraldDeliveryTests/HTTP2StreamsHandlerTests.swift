@@ -76,7 +76,7 @@ import Testing
         peers.interact()
         // As a request admitted just before the GOAWAY would: past the permits, into the handler.
         let late = peers.client.eventLoop.makePromise(of: HTTP2Response.self)
-        peers.streams.send(headers: Peers.requestHeaders, body: [], timeout: nil) { late.completeWith($0.mapError { $0 }) }
+        peers.streams.send(HTTP2Connection.Request(headers: Peers.requestHeaders, body: [], deadline: nil), timeout: nil) { late.completeWith($0.mapError { $0 }) }
         var lateResult: Result<HTTP2Response, any Error>?
         late.futureResult.assumeIsolated().whenComplete { lateResult = $0 }
         #expect(throws: HTTP2StreamsHandler.StreamEnded.closed) { try lateResult?.get() }

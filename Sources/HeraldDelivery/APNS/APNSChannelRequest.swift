@@ -72,17 +72,17 @@ public struct APNSChannelRequest: ProviderRequest {
     /// APNs allows 10, 5 and 1 on a broadcast.
     public static let broadcastPriorities: Set<Int> = [10, 5, 1]
 
-    public func headerBlock(authority: String, authorization: String?) -> HTTP2Fields {
-        var block = HTTP2Fields()
-        block.add(name: ":method", value: self.method)
-        block.add(name: ":scheme", value: "https")
-        block.add(name: ":path", value: self.path)
-        block.add(name: ":authority", value: authority)
-        if let authorization { block.add(name: "authorization", value: authorization) }
-        for (name, value) in self.headers { block.add(name: name, value: value) }
-        if !self.body.isEmpty { block.add(name: "content-length", value: String(self.body.count)) }
-        return block
+    public var fields: HTTP2Fields {
+        var fields = HTTP2Fields()
+        fields.add(name: ":method", value: self.method)
+        fields.add(name: ":path", value: self.path)
+        for (name, value) in self.headers { fields.add(name: name, value: value) }
+        if !self.body.isEmpty { fields.add(name: "content-length", value: String(self.body.count)) }
+        return fields
     }
+
+    /// As a device push's: one provider token for every request of the next hour.
+    public static var indexesAuthorization: Bool { true }
 
     /// 2xx is done (create answers 201, delete 204, and a report says create may answer 200);
     /// the rest is decided as a device push's answer is, so throttling and server errors retry.

@@ -4,8 +4,7 @@ public import HeraldCore
 /// the `authorization` header, which the connection adds with its current provider token.
 public struct APNSRequest: Sendable {
     public let notificationID: String
-    /// `:path` and the regular fields (no authorization), in the order they are sent: laid out
-    /// once, copied whole into each attempt's header block.
+    /// `:method`, `:path` and the regular fields (no authorization), in the order they are sent.
     public let fields: HTTP2Fields
     public let body: [UInt8]
 
@@ -76,7 +75,8 @@ public struct APNSRequest: Sendable {
             )
         }
 
-        var fields = HTTP2Fields(reservingBytes: 320)
+        var fields = HTTP2Fields(reservingBytes: 340)
+        fields.add(name: ":method", value: "POST")
         // Values unique to one request would only churn APNs' small HPACK table (apns.md §2).
         fields.add(name: ":path", value: "/3/device/", token, indexable: false)
         fields.add(name: "apns-push-type", value: pushType.rawValue)
@@ -104,18 +104,9 @@ public struct APNSRequest: Sendable {
         self.body = notification.payload
     }
 
-    /// The header block of this request for `authority`, with `authorization` when the
-    /// connection uses token auth: the pseudo-header fields first, as HTTP/2 wants, then the
-    /// request's own (from `:path` on) and the authorization.
-    public func headerBlock(authority: String, authorization: String?) -> HTTP2Fields {
-        var block = HTTP2Fields(reservingBytes: 96 + authority.utf8.count + (authorization?.utf8.count ?? 0) + self.fields.byteCount)
-        block.add(name: ":method", value: "POST")
-        block.add(name: ":scheme", value: "https")
-        block.add(name: ":authority", value: authority)
-        block.add(contentsOf: self.fields)
-        if let authorization { block.add(name: "authorization", value: authorization) }
-        return block
-    }
+    /// A provider token is the same for every request of the next 20 to 60 minutes: NIOHTTP2
+    /// sends it once and an index after.
+    public static var indexesAuthorization: Bool { true }
 
     static func isHex(_ text: String) -> Bool {
         var text = text

@@ -149,8 +149,13 @@ public actor ConnectionPool {
                     guard let timeout = attempts.timeout(now: self.clock.now, requestTimeout: self.configuration.requestTimeout) else {
                         return Ended(attempts.deadlinePassed, answer: answer)
                     }
-                    let headers = request.headerBlock(authority: connection.authority, authorization: authorization)
-                    let response = try await connection.send(headers: headers, body: request.body, deadline: timeout)
+                    let response = try await connection.send(
+                        head: connection.requestHead,
+                        headers: request.fields,
+                        tail: authorization.map { type(of: request).authorizationField($0) } ?? HTTP2Fields(),
+                        body: request.body,
+                        deadline: timeout
+                    )
                     answer = response
                     verdict = request.decision(for: response)
                 } catch {
@@ -262,10 +267,16 @@ public actor ConnectionPool {
                 do { authorization = try await credentials.authorization() } catch { ready = false }
             }
             if ready {
+                // The connection's fields and the authorization are shared by the batch, not
+                // copied into each request's header block.
+                let head = connection.requestHead
+                let tail = authorization.map { Request.authorizationField($0) } ?? HTTP2Fields()
                 let started = connection.startTogether(
                     admitted.map { index in
                         HTTP2Connection.Request(
-                            headers: requests[index].request.headerBlock(authority: connection.authority, authorization: authorization),
+                            head: head,
+                            headers: requests[index].request.fields,
+                            tail: tail,
                             body: requests[index].request.body,
                             deadline: min(self.configuration.requestTimeout, budgets[index])
                         )

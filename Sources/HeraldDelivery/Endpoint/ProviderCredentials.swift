@@ -41,10 +41,35 @@ public protocol ProviderRequestError: Error {
 
 /// What one provider request looks like on the wire and how its answer is decided.
 public protocol ProviderRequest: Sendable {
-    /// The header fields of one attempt on a connection to `authority`; `authorization` is `nil`
-    /// when the connection authenticates with a client certificate.
-    func headerBlock(authority: String, authorization: String?) -> HTTP2Fields
+    /// `:method`, `:path` and the request's other fields, in the order they are sent, laid out
+    /// once; the connection puts its `:scheme` and `:authority` before them and the pool the
+    /// authorization after (`headerBlock`).
+    var fields: HTTP2Fields { get }
+    /// Whether NIOHTTP2 may keep the authorization in the peer's HPACK table (libnghttp2 never
+    /// does).
+    static var indexesAuthorization: Bool { get }
     var body: [UInt8] { get }
     /// What to do about the provider's answer.
     func decision(for response: HTTP2Response) -> AttemptVerdict
+}
+
+extension ProviderRequest {
+    public static var indexesAuthorization: Bool { false }
+
+    /// The `authorization` field of `value`, as the requests of one batch share it.
+    public static func authorizationField(_ value: String) -> HTTP2Fields {
+        var field = HTTP2Fields()
+        field.add(name: "authorization", value: value, indexable: Self.indexesAuthorization)
+        return field
+    }
+
+    /// The whole header block of one attempt on a connection to `authority`, as it is sent:
+    /// the connection's fields, the request's, the authorization (`nil` with a client
+    /// certificate).
+    public func headerBlock(authority: String, authorization: String?) -> HTTP2Fields {
+        var block = HTTP2Connection.requestHead(authority: authority)
+        block.add(contentsOf: self.fields)
+        if let authorization { block.add(contentsOf: Self.authorizationField(authorization)) }
+        return block
+    }
 }

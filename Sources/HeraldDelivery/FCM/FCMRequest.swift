@@ -12,6 +12,8 @@ public import HeraldCore
 public struct FCMRequest: Sendable {
     public let path: String
     public let body: [UInt8]
+    /// `:method`, `:path` and the content fields, in the order they are sent.
+    public let fields: HTTP2Fields
 
     /// Most messages may carry 4096 bytes, topic messages 2048 (fcm.md §3).
     static let messageLimit = 4096
@@ -83,6 +85,12 @@ public struct FCMRequest: Sendable {
         body += [UInt8(ascii: "}"), UInt8(ascii: "}")]
         self.body = body
         self.path = "/v1/projects/\(projectID)/messages:send"
+        var fields = HTTP2Fields(reservingBytes: 128 + self.path.utf8.count)
+        fields.add(name: ":method", value: "POST")
+        fields.add(name: ":path", value: self.path)
+        fields.add(name: "content-type", value: "application/json; charset=UTF-8")
+        fields.add(name: "content-length", value: String(body.count), indexable: false)
+        self.fields = fields
     }
 
     /// The size `message` would have serialized without its target members, from its serialized
@@ -99,19 +107,6 @@ public struct FCMRequest: Sendable {
         guard targets > 0 else { return size }
         let commas = max(message.count - 1, 0) - max(message.count - targets - 1, 0)
         return size - commas
-    }
-
-    /// The header block of this request for `authority`.
-    public func headerBlock(authority: String, authorization: String?) -> HTTP2Fields {
-        var block = HTTP2Fields(reservingBytes: 160 + (authorization?.utf8.count ?? 0) + self.path.utf8.count)
-        block.add(name: ":method", value: "POST")
-        block.add(name: ":scheme", value: "https")
-        block.add(name: ":path", value: self.path)
-        block.add(name: ":authority", value: authority)
-        if let authorization { block.add(name: "authorization", value: authorization, indexable: false) }
-        block.add(name: "content-type", value: "application/json; charset=UTF-8")
-        block.add(name: "content-length", value: String(self.body.count), indexable: false)
-        return block
     }
 
     /// FCM data maps carry strings only, and some keys are FCM's own (fcm.md §3).

@@ -22,7 +22,7 @@ public struct HTTP2ClientPipeline {
     public func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, promise: EventLoopPromise<HTTP2Response>) -> Bool {
         guard (try? self.state.acquireWithoutWaiting()) == true else { return false }
         let state = self.state
-        self.streams.send(headers: headers, body: body, timeout: timeout) { result in
+        self.streams.send(HTTP2Connection.Request(headers: headers, body: body, deadline: nil), timeout: timeout) { result in
             state.release()
             promise.completeWith(result.mapError { $0 })
         }

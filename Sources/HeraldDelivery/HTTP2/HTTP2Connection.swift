@@ -50,12 +50,23 @@ public final class HTTP2Connection: Sendable {
     private let streams: NIOLoopBound<any HTTP2StreamSending>
     private let state: HTTP2ConnectionDriver
     public let authority: String
+    /// `:scheme` and `:authority`, sent before every request's own fields.
+    public let requestHead: HTTP2Fields
 
     private init(channel: any Channel, streams: NIOLoopBound<any HTTP2StreamSending>, state: HTTP2ConnectionDriver, authority: String) {
         self.channel = channel
         self.streams = streams
         self.state = state
         self.authority = authority
+        self.requestHead = Self.requestHead(authority: authority)
+    }
+
+    /// The fields a connection to `authority` puts before each request's.
+    public static func requestHead(authority: String) -> HTTP2Fields {
+        var head = HTTP2Fields()
+        head.add(name: ":scheme", value: "https")
+        head.add(name: ":authority", value: authority)
+        return head
     }
 
     /// Connects, negotiates TLS and `h2`, and waits for the server's first SETTINGS frame.
@@ -160,16 +171,22 @@ public final class HTTP2Connection: Sendable {
     /// Streams open now (requests in flight).
     public var openStreams: Int { self.state.openStreams }
 
-    /// A request for one stream.
+    /// A request for one stream. Its header block is `head`, `headers` and `tail` in that order:
+    /// the parts a batch's requests share (the connection's `requestHead`, the authorization)
+    /// are not copied into each.
     public struct Request: Sendable {
+        public var head: HTTP2Fields
         public var headers: HTTP2Fields
+        public var tail: HTTP2Fields
         public var body: [UInt8]
         /// Bounds the wait for a stream permit and, once the stream is open, the wait for its
         /// answer.
         public var deadline: Duration?
 
-        public init(headers: HTTP2Fields, body: [UInt8], deadline: Duration?) {
+        public init(head: HTTP2Fields = HTTP2Fields(), headers: HTTP2Fields, tail: HTTP2Fields = HTTP2Fields(), body: [UInt8], deadline: Duration?) {
+            self.head = head
             self.headers = headers
+            self.tail = tail
             self.body = body
             self.deadline = deadline
         }
@@ -177,10 +194,16 @@ public final class HTTP2Connection: Sendable {
 
     /// Sends one request and returns the whole response, waiting for a stream permit if none is
     /// free. A cancelled task stops waiting for the stream (not for an answer on one).
-    public func send(headers: HTTP2Fields, body: [UInt8], deadline: Duration? = nil) async throws -> HTTP2Response {
+    public func send(
+        head: HTTP2Fields = HTTP2Fields(),
+        headers: HTTP2Fields,
+        tail: HTTP2Fields = HTTP2Fields(),
+        body: [UInt8],
+        deadline: Duration? = nil
+    ) async throws -> HTTP2Response {
         try Task.checkCancellation()
         let promise = self.channel.eventLoop.makePromise(of: HTTP2Response.self)
-        let started = self.begin([Request(headers: headers, body: body, deadline: deadline)], waitingForStreams: true) { _, result in
+        let started = self.begin([Request(head: head, headers: headers, tail: tail, body: body, deadline: deadline)], waitingForStreams: true) { _, result in
             promise.completeWith(result)
         }
         guard let waiter = started.waiting.first else { return try await promise.futureResult.get() }
@@ -221,7 +244,7 @@ public final class HTTP2Connection: Sendable {
         var sent: [Bool] = []
         sent.reserveCapacity(requests.count)
         var waiting: [StreamPermits.WaiterID] = []
-        var writes: [(HTTP2Fields, [UInt8], TimeAmount?, HTTP2StreamSending.Answer)] = []
+        var writes: [(Request, TimeAmount?, HTTP2StreamSending.Answer)] = []
         writes.reserveCapacity(requests.count)
         let state = self.state
         let streams = self.streams
@@ -231,7 +254,7 @@ public final class HTTP2Connection: Sendable {
             guard hasPermit || waitingForStreams else { continue }
             let timeout = request.deadline.map { TimeAmount($0) }
             if hasPermit {
-                writes.append((request.headers, request.body, timeout, self.streamAnswer(index, deadline: request.deadline, answered: answered)))
+                writes.append((request, timeout, self.streamAnswer(index, deadline: request.deadline, answered: answered)))
                 continue
             }
             let waiter = state.acquire(deadline: timeout.map { loop.now + $0 }) { admission in
@@ -247,9 +270,9 @@ public final class HTTP2Connection: Sendable {
                     }
                     let answer = self.streamAnswer(index, deadline: request.deadline, answered: answered)
                     if loop.inEventLoop {
-                        streams.value.send(headers: request.headers, body: request.body, timeout: timeout, answer: answer)
+                        streams.value.send(request, timeout: timeout, answer: answer)
                     } else {
-                        loop.execute { streams.value.send(headers: request.headers, body: request.body, timeout: timeout, answer: answer) }
+                        loop.execute { streams.value.send(request, timeout: timeout, answer: answer) }
                     }
                 case .failure(let error):
                     answered(index, .failure(error))
@@ -259,10 +282,10 @@ public final class HTTP2Connection: Sendable {
         }
         guard !writes.isEmpty else { return (sent, waiting) }
         if loop.inEventLoop {
-            for (headers, body, timeout, answer) in writes { streams.value.send(headers: headers, body: body, timeout: timeout, answer: answer) }
+            for (request, timeout, answer) in writes { streams.value.send(request, timeout: timeout, answer: answer) }
         } else {
             loop.execute { [writes] in
-                for (headers, body, timeout, answer) in writes { streams.value.send(headers: headers, body: body, timeout: timeout, answer: answer) }
+                for (request, timeout, answer) in writes { streams.value.send(request, timeout: timeout, answer: answer) }
             }
         }
         return (sent, waiting)

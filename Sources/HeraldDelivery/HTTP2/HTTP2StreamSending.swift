@@ -8,9 +8,9 @@ protocol HTTP2StreamSending: AnyObject {
     /// through no future of its own.
     typealias Answer = @Sendable (Result<HTTP2Response, HTTP2StreamsHandler.StreamEnded>) -> Void
 
-    /// Opens a stream and sends `headers` and `body` on it; `answer` gets the whole response, or
-    /// how the stream ended. Must run on the connection's loop.
-    func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, answer: @escaping Answer)
+    /// Opens a stream and sends `request` on it; `answer` gets the whole response, or how the
+    /// stream ended. Must run on the connection's loop.
+    func send(_ request: HTTP2Connection.Request, timeout: TimeAmount?, answer: @escaping Answer)
 
     /// Sends a PING carrying `data`; its acknowledgement reaches the connection's driver.
     func ping(_ data: UInt64)

@@ -66,9 +66,9 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.failAll(.closed)
     }
 
-    /// Opens a stream and sends `headers` and `body` on it; `answer` gets the whole response.
-    /// Must run on the connection's event loop.
-    func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, answer: @escaping Answer) {
+    /// Opens a stream and sends `request` on it; `answer` gets the whole response. Must run on
+    /// the connection's event loop.
+    func send(_ request: HTTP2Connection.Request, timeout: TimeAmount?, answer: @escaping Answer) {
         // After a GOAWAY a new stream would be a connection error in NIOHTTP2.
         guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, self.nextStreamID < Int32.max - 2 else {
             answer(.failure(.closed))
@@ -87,9 +87,17 @@ final class HTTP2StreamsHandler: ChannelDuplexHandler, HTTP2StreamSending {
         // write result does.
         let headersWritten = context.eventLoop.makePromise(of: Void.self)
         headersWritten.futureResult.assumeIsolated().whenFailure { _ in self.finish(id, .closed) }
-        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers.hpackHeaders)))), promise: headersWritten)
-        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(context.channel.allocator.buffer(bytes: body)), endStream: true)))), promise: nil)
+        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: Self.headerBlock(of: request))))), promise: headersWritten)
+        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(context.channel.allocator.buffer(bytes: request.body)), endStream: true)))), promise: nil)
         self.scheduleFlush(context: context)
+    }
+
+    /// The request's three parts as one block for NIOHPACK.
+    private static func headerBlock(of request: HTTP2Connection.Request) -> HPACKHeaders {
+        var block = request.head
+        block.add(contentsOf: request.headers)
+        block.add(contentsOf: request.tail)
+        return block.hpackHeaders
     }
 
     func ping(_ data: UInt64) {

@@ -125,13 +125,13 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     // MARK: Requests
 
-    func send(headers: HTTP2Fields, body: [UInt8], timeout: TimeAmount?, answer: @escaping Answer) {
+    func send(_ request: HTTP2Connection.Request, timeout: TimeAmount?, answer: @escaping Answer) {
         // A stream opened after a GOAWAY would never be answered.
         guard self.isOpen, self.goAwayLastStreamID == nil, let context = self.context, let session = self.session else {
             self.settle(answer, .failure(.closed))
             return
         }
-        let id = self.submit(headers: headers, session: session)
+        let id = self.submit(request, session: session)
         guard id > 0 else {
             // No stream id left (2^31 requests on one connection) or no memory: another
             // connection takes it.
@@ -139,7 +139,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
             return
         }
         self.streams[id] = Pending(answer: answer)
-        self.bodies[id] = (body, 0)
+        self.bodies[id] = (request.body, 0)
         if let timeout {
             if let timer = self.deadlines.add(id, deadline: context.eventLoop.now + timeout) {
                 self.setDeadlineTimer(for: timer, context: context)
@@ -148,31 +148,43 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.scheduleSend(context: context)
     }
 
-    /// Submits the HEADERS of a request whose body the data source reads from `bodies`.
-    private func submit(headers: HTTP2Fields, session: OpaquePointer) -> Int32 {
+    /// Submits the HEADERS of a request whose body the data source reads from `bodies`: one
+    /// `nghttp2_nv` list over the request's three parts, none copied.
+    private func submit(_ request: HTTP2Connection.Request, session: OpaquePointer) -> Int32 {
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
-        return headers.withUnsafeFields { fields in
-            self.headerEntries.removeAll(keepingCapacity: true)
-            for field in fields {
-                self.headerEntries.append(
-                    nghttp2_nv(
-                        // Never nil, even for an empty name or value: each points into the
-                        // fields' storage. libnghttp2 never writes through them; it copies
-                        // names and values before `nghttp2_submit_request` returns.
-                        name: UnsafeMutablePointer(mutating: field.name.baseAddress!),
-                        value: UnsafeMutablePointer(mutating: field.value.baseAddress!),
-                        namelen: field.name.count,
-                        valuelen: field.value.count,
-                        // Fields marked not to index (per-push ids and expirations) stay out of
-                        // the peer's table, as NIOHPACK leaves them. (libnghttp2 never indexes
-                        // `authorization`.)
-                        flags: field.indexable ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
-                    )
+        self.headerEntries.removeAll(keepingCapacity: true)
+        return request.head.withUnsafeFields { head in
+            request.headers.withUnsafeFields { own in
+                request.tail.withUnsafeFields { tail in
+                    self.appendEntries(head)
+                    self.appendEntries(own)
+                    self.appendEntries(tail)
+                    return self.headerEntries.withUnsafeBufferPointer { entries in
+                        nghttp2_submit_request(session, nil, entries.baseAddress, entries.count, &provider, nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `nghttp2_nv` entries for `fields`, valid while their `withUnsafeFields` call lasts.
+    private func appendEntries(_ fields: HTTP2Fields.UnsafeFields) {
+        for field in fields {
+            self.headerEntries.append(
+                nghttp2_nv(
+                    // Never nil, even for an empty name or value: each points into the fields'
+                    // storage. libnghttp2 never writes through them; it copies names and values
+                    // before `nghttp2_submit_request` returns.
+                    name: UnsafeMutablePointer(mutating: field.name.baseAddress!),
+                    value: UnsafeMutablePointer(mutating: field.value.baseAddress!),
+                    namelen: field.name.count,
+                    valuelen: field.value.count,
+                    // Fields marked not to index (per-push ids and expirations) stay out of the
+                    // peer's table, as NIOHPACK leaves them. (libnghttp2 never indexes
+                    // `authorization`.)
+                    flags: field.indexable ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
                 )
-            }
-            return self.headerEntries.withUnsafeBufferPointer { entries in
-                nghttp2_submit_request(session, nil, entries.baseAddress, entries.count, &provider, nil)
-            }
+            )
         }
     }
 
