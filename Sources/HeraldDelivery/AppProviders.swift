@@ -156,21 +156,22 @@ public struct AppProviders: Sendable {
         ended.reserveCapacity(slots.count)
         var finished: [(outcome: DeliveryOutcome, duration: Duration)] = []
         finished.reserveCapacity(slots.count)
+        var dead: [(index: Int, reason: String)] = []
         for (index, ending) in zip(slots, sent) {
             switch ending.result {
             case .success(let outcome):
                 finished.append((outcome, ending.duration))
-                if case .deadToken(let failure) = outcome {
-                    for handler in self.deadTokenHandlers {
-                        await handler.tokenIsDead(notifications[index], reason: failure.detail)
-                    }
-                }
+                if case .deadToken(let failure) = outcome { dead.append((index, failure.detail)) }
             case .failure:
                 self.metrics.recordOverloaded(provider: provider.name, app: appID)
             }
             ended.append((index, ending.result))
         }
+        // Counted before the handlers run: a slow one (a store write) must not hold the counts.
         self.metrics.record(provider: provider.name, app: appID, ended: finished)
+        for (index, reason) in dead {
+            for handler in self.deadTokenHandlers { await handler.tokenIsDead(notifications[index], reason: reason) }
+        }
         return ended
     }
 

@@ -33,6 +33,8 @@ struct HTTP2FieldsTests {
         #expect(([":status": "1x0"] as HTTP2Fields).status == nil)
         #expect(([":status": "2000"] as HTTP2Fields).status == nil)
         #expect((["status": "200"] as HTTP2Fields).status == nil)
+        // Only the first `:status` counts, as it did when read as a string.
+        #expect(HTTP2Fields([(":status", "1x0"), (":status", "200")]).status == nil)
     }
 
     @Test func fieldsAppendedWholeKeepTheirFlags() {

@@ -193,7 +193,9 @@ public final class HTTP2Connection: Sendable {
     }
 
     /// Sends one request and returns the whole response, waiting for a stream permit if none is
-    /// free. A cancelled task stops waiting for the stream (not for an answer on one).
+    /// free. A cancelled task stops waiting for the stream (not for an answer on one). The header
+    /// block is `head`, `headers`, `tail`: pass `requestHead` as `head` unless `headers` is a
+    /// whole block with `:scheme` and `:authority` of its own.
     public func send(
         head: HTTP2Fields = HTTP2Fields(),
         headers: HTTP2Fields,

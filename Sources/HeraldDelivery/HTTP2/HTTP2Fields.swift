@@ -110,6 +110,9 @@ public struct HTTP2Fields: Sendable, Hashable {
 
     /// The flags byte, then both lengths in one append rather than a byte at a time.
     private mutating func appendRecordHeader(indexable: Bool, nameLength: Int, valueLength: Int) {
+        // Reading trusts the lengths; a field this large comes from no peer (libnghttp2 and the
+        // HTTP/1 parser bound them) and from no request Herald builds.
+        precondition(nameLength <= Int(UInt32.max) && valueLength <= Int(UInt32.max), "a header field of 4 GiB or more")
         self.storage.append(indexable ? 0 : Self.notIndexable)
         let lengths = (UInt64(UInt32(truncatingIfNeeded: nameLength)) | UInt64(UInt32(truncatingIfNeeded: valueLength)) << 32).littleEndian
         withUnsafeBytes(of: lengths) { self.storage.append(contentsOf: $0) }
@@ -163,20 +166,18 @@ public struct HTTP2Fields: Sendable, Hashable {
         return found
     }
 
-    /// The `:status` of a response head, read from its bytes; `nil` without one or when it is
-    /// not three digits.
+    /// The first `:status` of a response head, read from its bytes; `nil` without one or when
+    /// it is not three digits.
     var status: Int? {
-        var status: Int?
-        self.forEachField { name, value, _ in
-            guard status == nil, name.count == 7, name.elementsEqual(":status".utf8), value.count == 3 else { return }
+        self.withUnsafeFields { fields in
+            guard let field = fields.first(where: { $0.name.count == 7 && $0.name.elementsEqual(":status".utf8) }), field.value.count == 3 else { return nil }
             var code = 0
-            for byte in value {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return }
+            for byte in field.value {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
                 code = code * 10 + Int(byte - UInt8(ascii: "0"))
             }
-            status = code
+            return code
         }
-        return status
     }
 
     private static func equalIgnoringASCIICase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -307,6 +307,8 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
 
     func finish(_ id: Int32, _ ending: StreamEnded) {
         guard let pending = self.streams.removeValue(forKey: id) else { return }
+        // Fields of a block still arriving for it are not kept.
+        if self.receivedBlockStream == id { self.receivedBlockStream = nil }
         self.dropAnsweredDeadlines()
         self.settle(pending.answer, .failure(ending))
     }
