@@ -45,9 +45,6 @@ public struct HTTP2Fields: Sendable, Hashable {
 
     public var isEmpty: Bool { self.count == 0 }
 
-    /// Bytes the fields take here.
-    var byteCount: Int { self.storage.count }
-
     public mutating func add(name: String, value: String, indexable: Bool = true) {
         var name = name
         var value = value
