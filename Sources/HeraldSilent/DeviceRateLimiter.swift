@@ -35,37 +35,52 @@ final class DeviceRateLimiter: Sendable {
 
     /// Decides whether `device` gets a push now; `.send` marks it pending until `finished`.
     func take(_ device: UInt64) -> Decision {
+        self.take(CollectionOfOne(device))[0]
+    }
+
+    /// Decides for each of `devices` in turn, as `take` one at a time would, under one lock: a
+    /// broadcast's batch pays one lock and one clock reading, not one a device.
+    func take(_ devices: some Collection<UInt64>) -> [Decision] {
         let now = Double(self.elapsed().components.seconds)
         let burst = Double(self.perHour)
         let perSecond = burst / 3600
         return self.buckets.withLock { buckets in
-            var bucket = buckets[device] ?? Bucket(tokens: burst, updated: now, pending: false)
-            if bucket.pending { return .coalesced }
-            if self.perHour > 0 {
-                bucket.tokens = min(burst, bucket.tokens + max(now - bucket.updated, 0) * perSecond)
-                bucket.updated = now
-                guard bucket.tokens >= 1 else {
-                    buckets[device] = bucket
-                    return .throttled
+            devices.map { device -> Decision in
+                var bucket = buckets[device] ?? Bucket(tokens: burst, updated: now, pending: false)
+                if bucket.pending { return .coalesced }
+                if self.perHour > 0 {
+                    bucket.tokens = min(burst, bucket.tokens + max(now - bucket.updated, 0) * perSecond)
+                    bucket.updated = now
+                    guard bucket.tokens >= 1 else {
+                        buckets[device] = bucket
+                        return .throttled
+                    }
+                    bucket.tokens -= 1
                 }
-                bucket.tokens -= 1
+                bucket.pending = true
+                if buckets[device] == nil, buckets.count >= self.capacity {
+                    Self.evict(&buckets, now: now, refill: burst / max(perSecond, 1e-9), capacity: self.capacity)
+                }
+                buckets[device] = bucket
+                return .send
             }
-            bucket.pending = true
-            if buckets[device] == nil, buckets.count >= self.capacity {
-                Self.evict(&buckets, now: now, refill: burst / max(perSecond, 1e-9), capacity: self.capacity)
-            }
-            buckets[device] = bucket
-            return .send
         }
     }
 
     /// The device's push was answered: the next one is a new push, not a coalesced one.
     func finished(_ device: UInt64) {
+        self.finished(CollectionOfOne(device))
+    }
+
+    /// `finished` for each of `devices`, under one lock.
+    func finished(_ devices: some Sequence<UInt64>) {
         self.buckets.withLock { buckets in
-            guard var bucket = buckets[device] else { return }
-            bucket.pending = false
-            // Without a limit, nothing needs remembering once nothing is pending.
-            if self.perHour == 0 { buckets[device] = nil } else { buckets[device] = bucket }
+            for device in devices {
+                guard var bucket = buckets[device] else { continue }
+                bucket.pending = false
+                // Without a limit, nothing needs remembering once nothing is pending.
+                if self.perHour == 0 { buckets[device] = nil } else { buckets[device] = bucket }
+            }
         }
     }
 

@@ -207,7 +207,7 @@ public actor SilentBroadcasts {
         var inFlight = 0
         var lastPersisted = self.pacer.now
         var unreadable = false
-        await withTaskGroup(of: [(page: Int, outcome: SilentSender.Outcome)].self) { group in
+        await withTaskGroup(of: (page: Int, outcomes: [SilentSender.Outcome]).self) { group in
             while !Task.isCancelled {
                 if queued == queue.count, !exhausted {
                     do {
@@ -237,21 +237,16 @@ public actor SilentBroadcasts {
                     let batch = queue[queued..<queued + count]
                     let page = queuePage
                     queued += count
-                    group.addTask {
-                        let outcomes = await sender.send(to: batch, service: service)
-                        return outcomes.map { (page, $0) }
-                    }
+                    group.addTask { (page, await sender.send(to: batch, service: service)) }
                     launched += count
                     inFlight += count
                     continue
                 }
-                if inFlight > 0, let results = await group.next() {
+                if inFlight > 0, let answered = await group.next() {
                     // Answers are taken whenever nothing may be launched, so progress keeps up.
-                    inFlight -= results.count
-                    for result in results {
-                        broadcast.count(result.outcome)
-                        pageEnds[result.page]?.remaining -= 1
-                    }
+                    inFlight -= answered.outcomes.count
+                    for outcome in answered.outcomes { broadcast.count(outcome) }
+                    pageEnds[answered.page]?.remaining -= answered.outcomes.count
                 } else if queued < queue.count {
                     do { try await self.pacer.wait(sent: launched, since: started, perSecond: self.rate) } catch { return }
                 }

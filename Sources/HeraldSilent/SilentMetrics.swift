@@ -15,8 +15,8 @@ public struct SilentMetrics: Sendable {
         Counter(label: "herald_silent_registrations_total", dimensions: [("service", service), ("action", action)], factory: self.factory).increment()
     }
 
-    func pushed(service: String, outcome: SilentSender.Outcome) {
-        Counter(label: "herald_silent_pushes_total", dimensions: [("service", service), ("outcome", outcome.rawValue)], factory: self.factory).increment()
+    func pushed(service: String, outcome: SilentSender.Outcome, count: Int = 1) {
+        Counter(label: "herald_silent_pushes_total", dimensions: [("service", service), ("outcome", outcome.rawValue)], factory: self.factory).increment(by: count)
     }
 
     func visited(service: String, count: Int) {

@@ -45,44 +45,53 @@ public struct SilentSender: Sendable {
     /// throttled, together: those for one provider leave in one trip to a connection
     /// (`AppProviders.send(all:)`), with one flush, rather than a task and a flush each.
     func send(to registrations: some RandomAccessCollection<Registration> & Sendable, service: String) async -> [Outcome] {
-        var outcomes = [Outcome?](repeating: nil, count: registrations.count)
+        var outcomes = [Outcome](repeating: .failed, count: registrations.count)
+        // The limiter is asked once for the batch's devices (one lock), in the batch's order.
+        var candidates: [Int] = []
+        var keys: [UInt64] = []
+        candidates.reserveCapacity(registrations.count)
+        keys.reserveCapacity(registrations.count)
+        for (slot, registration) in registrations.enumerated() {
+            guard registration.enabled else {
+                outcomes[slot] = .unregistered
+                continue
+            }
+            candidates.append(slot)
+            keys.append(Self.limiterKey(registration.key))
+        }
+        let decisions = self.limiter.take(keys)
         var notifications: [PushNotification] = []
         var slots: [Int] = []
         var devices: [UInt64] = []
-        notifications.reserveCapacity(registrations.count)
+        notifications.reserveCapacity(candidates.count)
         let expiration = self.expiration
-        var ids = RandomUUID.lowercased(count: registrations.count).makeIterator()
-        for (slot, registration) in registrations.enumerated() {
-            guard registration.enabled else {
-                outcomes[slot] = self.count(.unregistered, service: service)
-                continue
-            }
-            let device = Self.limiterKey(registration.key)
-            switch self.limiter.take(device) {
+        var ids = RandomUUID.lowercased(count: decisions.count(where: { $0 == .send })).makeIterator()
+        for (index, slot) in candidates.enumerated() {
+            switch decisions[index] {
             case .coalesced:
-                outcomes[slot] = self.count(.coalesced, service: service)
+                outcomes[slot] = .coalesced
                 continue
             case .throttled:
-                outcomes[slot] = self.count(.throttled, service: service)
+                outcomes[slot] = .throttled
                 continue
             case .send: break
             }
-            devices.append(device)
+            let registration = registrations[registrations.index(registrations.startIndex, offsetBy: slot)]
+            devices.append(keys[index])
             slots.append(slot)
             notifications.append(self.notification(to: registration, id: ids.next() ?? RandomUUID.lowercased(), expiration: expiration))
         }
         let results = notifications.isEmpty ? [] : await self.providers.send(all: notifications)
-        for device in devices { self.limiter.finished(device) }
+        self.limiter.finished(devices)
         for (slot, result) in zip(slots, results) {
-            let outcome: Outcome
             switch result {
-            case .success(.delivered): outcome = .delivered
-            case .success(.deadToken): outcome = .deadToken
-            case .success(.rejected), .success(.failed), .failure: outcome = .failed
+            case .success(.delivered): outcomes[slot] = .delivered
+            case .success(.deadToken): outcomes[slot] = .deadToken
+            case .success(.rejected), .success(.failed), .failure: outcomes[slot] = .failed
             }
-            outcomes[slot] = self.count(outcome, service: service)
         }
-        return outcomes.map { $0 ?? .failed }
+        self.count(outcomes, service: service)
+        return outcomes
     }
 
     /// When a push sent now expires, in seconds since 1970; 0 is at once (`silent.time-to-live: 0`).
@@ -110,9 +119,28 @@ public struct SilentSender: Sendable {
         return notification
     }
 
-    private func count(_ outcome: Outcome, service: String) -> Outcome {
-        self.metrics.pushed(service: service, outcome: outcome)
-        return outcome
+    /// One counter update an outcome the batch had, not one a push: each looks its counter up by
+    /// its labels.
+    private func count(_ outcomes: [Outcome], service: String) {
+        var tally = [Int](repeating: 0, count: Self.tallied.count)
+        for outcome in outcomes { tally[Self.index(of: outcome)] += 1 }
+        for (index, outcome) in Self.tallied.enumerated() where tally[index] > 0 {
+            self.metrics.pushed(service: service, outcome: outcome, count: tally[index])
+        }
+    }
+
+    /// Outcomes in the order `index(of:)` numbers them.
+    private static let tallied: [Outcome] = [.delivered, .deadToken, .failed, .coalesced, .throttled, .unregistered]
+
+    private static func index(of outcome: Outcome) -> Int {
+        switch outcome {
+        case .delivered: 0
+        case .deadToken: 1
+        case .failed: 2
+        case .coalesced: 3
+        case .throttled: 4
+        case .unregistered: 5
+        }
     }
 
     /// 8 bytes of the key's hash: the subject ends in SHA-256 of the `deviceId`.

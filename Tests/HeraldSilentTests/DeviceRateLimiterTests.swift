@@ -77,4 +77,14 @@ import Testing
         #expect(limiter.count == 2)
         #expect(limiter.take(100) == .throttled, "still remembered, so still throttled")
     }
+
+    @Test func aBatchIsDecidedAsOneDeviceAtATimeWouldBe() {
+        let limiter = DeviceRateLimiter(perHour: 1, clock: TestClock())
+        #expect(limiter.take([1, 2, 1]) == [.send, .send, .coalesced], "the batch's own earlier push is pending")
+        limiter.finished([1, 2])
+        #expect(limiter.take([1, 3, 2]) == [.throttled, .send, .throttled])
+        limiter.finished([3])
+        #expect(limiter.take(3) == .throttled, "finished in a batch, the token stays spent")
+        #expect(limiter.take([UInt64]()) == [])
+    }
 }
