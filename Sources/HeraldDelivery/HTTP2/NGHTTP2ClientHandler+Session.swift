@@ -54,7 +54,7 @@ extension NGHTTP2ClientHandler {
             // end it.
             guard let frame, let userData, UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue else { return 0 }
             let handler = NGHTTP2ClientHandler.handler(userData)
-            handler.bodies[frame.pointee.hd.stream_id] = nil
+            handler.outgoing[frame.pointee.hd.stream_id] = nil
             handler.finish(frame.pointee.hd.stream_id, .closed)
             return 0
         }
@@ -124,18 +124,19 @@ extension NGHTTP2ClientHandler {
             guard let userData, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
             let handler = NGHTTP2ClientHandler.handler(userData)
             // Every stream keeps its body until it is sent or the stream closes.
-            guard let body = handler.bodies[streamID] else {
+            guard let outgoing = handler.outgoing[streamID] else {
                 return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
             }
-            let count = min(length, body.bytes.count - body.sent)
-            body.bytes.withUnsafeBytes { bytes in
-                if count > 0 { UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + body.sent, byteCount: count) }
+            let count = min(length, outgoing.body.count - outgoing.sent)
+            outgoing.body.withUnsafeBytes { bytes in
+                if count > 0 { UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + outgoing.sent, byteCount: count) }
             }
-            if body.sent + count == body.bytes.count {
+            if outgoing.sent + count == outgoing.body.count {
                 flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-                handler.bodies[streamID] = nil
+                // A DATA frame follows its stream's HEADERS: the header block is encoded already.
+                handler.outgoing[streamID] = nil
             } else {
-                handler.bodies[streamID]?.sent += count
+                handler.outgoing[streamID]?.sent += count
             }
             return count
         }
@@ -218,7 +219,7 @@ extension NGHTTP2ClientHandler {
     /// refused never reached the peer: they go to another connection at once, not after a
     /// reset's back-off.
     private func streamClosed(_ id: Int32, errorCode: UInt32) {
-        self.bodies[id] = nil
+        self.outgoing[id] = nil
         guard self.streams[id] != nil else { return }
         let refused = self.goAwayLastStreamID.map { id > $0 } ?? false
         if refused || errorCode == NGHTTP2_NO_ERROR.rawValue {

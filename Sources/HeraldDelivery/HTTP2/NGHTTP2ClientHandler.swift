@@ -23,6 +23,17 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     typealias OutboundOut = ByteBuffer
     typealias StreamEnded = HTTP2StreamsHandler.StreamEnded
 
+    /// A request's header block, which libnghttp2 reads in place (`NGHTTP2_NV_FLAG_NO_COPY_*`)
+    /// when it encodes the HEADERS frame, and its body, read as DATA frames leave.
+    struct Outgoing {
+        /// Held unchanged until the body is sent, which is after the HEADERS frame is encoded,
+        /// or until the stream closes or its HEADERS are not sent: a native array's elements do
+        /// not move while it is held and not mutated, so the pointers libnghttp2 keeps stay valid.
+        var fields: (head: HTTP2Fields, own: HTTP2Fields, tail: HTTP2Fields)
+        var body: [UInt8]
+        var sent = 0
+    }
+
     struct Pending {
         var answer: Answer
         var status: Int?
@@ -34,10 +45,10 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     private var session: OpaquePointer?
     private(set) var context: ChannelHandlerContext?
     var streams: [Int32: Pending] = [:]
-    /// What is left to send of each request's body, kept apart from `streams`: a peer may answer
+    /// What is left to send of each request, kept apart from `streams`: a peer may answer
     /// before the whole body is out (waiting for its window), and the stream must still end
-    /// cleanly rather than be reset. Dropped once sent or when the stream closes.
-    var bodies: [Int32: (bytes: [UInt8], sent: Int)] = [:]
+    /// cleanly rather than be reset. Dropped once the body is sent or when the stream closes.
+    var outgoing: [Int32: Outgoing] = [:]
     private var started = false
     private var isOpen = true
     /// Inside `nghttp2_session_mem_recv` or `_mem_send`: answers wait in `completions`.
@@ -78,7 +89,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
     private func releaseSessionIfRemoved() {
         guard self.context == nil, !self.inSession, let session = self.session else { return }
         self.session = nil
-        self.bodies = [:]
+        self.outgoing = [:]
         nghttp2_session_del(session)
     }
 
@@ -139,7 +150,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
             return
         }
         self.streams[id] = Pending(answer: answer)
-        self.bodies[id] = (request.body, 0)
+        self.outgoing[id] = Outgoing(fields: (request.head, request.headers, request.tail), body: request.body)
         if let timeout {
             if let timer = self.deadlines.add(id, deadline: context.eventLoop.now + timeout) {
                 self.setDeadlineTimer(for: timer, context: context)
@@ -148,8 +159,11 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         self.scheduleSend(context: context)
     }
 
-    /// Submits the HEADERS of a request whose body the data source reads from `bodies`: one
-    /// `nghttp2_nv` list over the request's three parts, none copied.
+    /// Submits the HEADERS of a request whose body the data source reads from `outgoing`: one
+    /// `nghttp2_nv` list over the request's three parts, whose names and values libnghttp2 does
+    /// not copy (the copy was an allocation above malloc's per-thread cache, about 1 KB with
+    /// the provider token, a request): `send` keeps the parts in `outgoing` until the frame is
+    /// encoded.
     private func submit(_ request: HTTP2Connection.Request, session: OpaquePointer) -> Int32 {
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
         self.headerEntries.removeAll(keepingCapacity: true)
@@ -167,14 +181,14 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
         }
     }
 
-    /// `nghttp2_nv` entries for `fields`, valid while their `withUnsafeFields` call lasts.
+    /// `nghttp2_nv` entries for `fields`, pointing into their storage, which `outgoing` holds.
     private func appendEntries(_ fields: HTTP2Fields.UnsafeFields) {
+        let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
         for field in fields {
             self.headerEntries.append(
                 nghttp2_nv(
                     // Never nil, even for an empty name or value: each points into the fields'
-                    // storage. libnghttp2 never writes through them; it copies names and values
-                    // before `nghttp2_submit_request` returns.
+                    // storage. libnghttp2 never writes through them.
                     name: UnsafeMutablePointer(mutating: field.name.baseAddress!),
                     value: UnsafeMutablePointer(mutating: field.value.baseAddress!),
                     namelen: field.name.count,
@@ -182,7 +196,7 @@ final class NGHTTP2ClientHandler: ChannelDuplexHandler, HTTP2StreamSending {
                     // Fields marked not to index (per-push ids and expirations) stay out of the
                     // peer's table, as NIOHPACK leaves them. (libnghttp2 never indexes
                     // `authorization`.)
-                    flags: field.indexable ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+                    flags: noCopy | (field.indexable ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue))
                 )
             )
         }
