@@ -187,6 +187,29 @@ import Testing
         _ = try connection.channel.finish()
     }
 
+    @Test func aClientWaitingForItsAnswerIsReadOnMeanwhile() throws {
+        let reads = Tally()
+        let connection = try Connection(reads: reads)
+        try connection.send(.post, "/api/push", body: "only")
+        let readsBefore = reads.value
+        connection.channel.read()
+        #expect(reads.value == readsBefore + 1, "nothing is held, so the read goes on: the socket stays registered")
+        try connection.send(.post, "/api/push", body: "pipelined")
+        connection.channel.read()
+        #expect(reads.value == readsBefore + 1, "with a request held, reads wait")
+        #expect(connection.route.bodies == ["only"])
+        connection.route.answerNext()
+        connection.advance()
+        #expect(try connection.answers().map(\.1) == ["answer to only"])
+        #expect(connection.route.bodies == ["pipelined"], "the held request is taken after the answer")
+        #expect(reads.value == readsBefore + 1, "its own answer is pending, so the wanted read still waits")
+        connection.route.answerNext()
+        connection.advance()
+        #expect(try connection.answers().map(\.1) == ["answer to pipelined"])
+        #expect(reads.value == readsBefore + 2, "the held read goes on")
+        _ = try connection.channel.finish()
+    }
+
     @Test func whatArrivesBehindAnAnswerWaitsForIt() throws {
         let reads = Tally()
         let connection = try Connection(reads: reads)

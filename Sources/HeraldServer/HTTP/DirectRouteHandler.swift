@@ -44,8 +44,8 @@ struct DirectRouting: Sendable {
 /// these requests and answers like any other.
 ///
 /// Answers leave in request order: a request is answered here only when none is with the
-/// router, and while one is being answered here, what arrives behind it (and the connection's
-/// further reads) waits.
+/// router, and while one is being answered here, what arrives behind it (and, once something
+/// has, the connection's further reads) waits.
 final class DirectRouteHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -219,8 +219,13 @@ final class DirectRouteHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// While a request is answered here, reading goes on until something arrives behind it. A
+    /// client that waits for each answer (most do) is read as if nothing were pending: pausing
+    /// would take the socket out of the event loop's interest and put it back, two `epoll_ctl`
+    /// calls a request. A client that pipelines has what it sent behind the request held, and
+    /// nothing more is read until the answer leaves.
     func read(context: ChannelHandlerContext) {
-        if case .answering = self.state {
+        if case .answering = self.state, !self.held.isEmpty {
             self.readWanted = true
         } else {
             context.read()
