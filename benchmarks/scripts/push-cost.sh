@@ -8,6 +8,8 @@
 #   MODES="get none one ten" benchmarks/scripts/push-cost.sh [requests]
 #
 #   get     GET /healthz: Hummingbird's floor
+#   nginx   C's HTTP/1 floor: nginx (2 workers, no logs) answering the same empty POST and a GET
+#           with a fixed body, its CPU per request summed over its processes
 #   none    POST /api/push with an empty list: the floor of a gorush request
 #   one     POST /api/push, 1 token; ten: 10 tokens (CPU per request: divide by 10); fcmten:
 #           10 FCM tokens
@@ -36,7 +38,7 @@ perf_dir=${BENCH_PERF_DIR:-.}
 count=${1:-100000}
 work=$(mktemp -d)
 sink_port=${BENCH_SINK_PORT:-19501}; api_port=${BENCH_API_PORT:-19581}
-cleanup() { kill "${herald_pid:-}" "${sink_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
+cleanup() { kill "${herald_pid:-}" "${sink_pid:-}" $(cat "$work/nginx.pid" 2>/dev/null) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 hz=$(getconf CLK_TCK)
 cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -61,8 +63,47 @@ row() { # name method-args...
   local a=$(cpu $herald_pid) as=$(cpu $sink_pid)
   echo "$name: $(echo "$out" | grep -o '[0-9.,]* req/s') herald $(per $b $a $count) µs/req sink $(per $bs $as $count)"
 }
+# nginx's CPU: the master's and its workers'.
+nginx_cpu() { local t=0; for p in $(pgrep -f "nginx: .*$work/nginx.conf" ; pgrep -P "$(cat "$work/nginx.pid" 2>/dev/null || echo 0)"); do t=$((t + $(cpu "$p"))); done; echo $t; }
+nginx_row() { # name h2load-args...
+  local name=$1; shift
+  h2load --h1 -n 2000 -c 64 "$@" >/dev/null 2>&1
+  local b=$(nginx_cpu)
+  local out=$(h2load --h1 -n "$count" -c 64 "$@" 2>&1)
+  local a=$(nginx_cpu)
+  echo "$name: $(echo "$out" | grep -o '[0-9.,]* req/s') nginx $(per $b $a $count) µs/req"
+}
 for m in ${MODES:-get none one}; do
 case $m in
+nginx)
+  command -v nginx >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light >/dev/null
+  nginx_port=${BENCH_NGINX_PORT:-19599}
+  mkdir -p "$work/nginx-temp"
+  cat > "$work/nginx.conf" <<NGINX
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    client_body_temp_path $work/nginx-temp/body;
+    proxy_temp_path $work/nginx-temp/proxy;
+    fastcgi_temp_path $work/nginx-temp/fastcgi;
+    uwsgi_temp_path $work/nginx-temp/uwsgi;
+    scgi_temp_path $work/nginx-temp/scgi;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        location = /api/push { default_type application/json; return 200 '{"counts":0,"logs":[],"success":"ok"}'; }
+        location = /healthz { return 200 'ok'; }
+    }
+}
+NGINX
+  nginx -c "$work/nginx.conf" -p "$work" 2>/dev/null
+  for _ in $(seq 1 50); do [ -s "$work/nginx.pid" ] && break; sleep 0.1; done
+  nginx_row "nginx GET /healthz" "http://127.0.0.1:$nginx_port/healthz"
+  nginx_row "nginx POST empty" -d "$work/none.json" -H "content-type: application/json" "http://127.0.0.1:$nginx_port/api/push"
+  kill "$(cat "$work/nginx.pid")" 2>/dev/null || true;;
 get) row "GET /healthz" "http://127.0.0.1:$api_port/healthz";;
 stat) row "GET /api/stat/app" "http://127.0.0.1:$api_port/api/stat/app";;
 none) row "POST empty" -d "$work/none.json" -H "content-type: application/json" "http://127.0.0.1:$api_port/api/push";;
