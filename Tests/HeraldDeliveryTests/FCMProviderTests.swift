@@ -151,7 +151,10 @@ import Testing
                 return try await harness.send(MockFCMHarness.notification())
             }
             // On the test clock a back-off would wait forever: the send must end without one.
-            try await waitUntil("the send ends or starts a back-off", observing: { harness.clock.sleepers }) { sleepers in
+            // The attempt before it crosses a TLS handshake, an OAuth exchange and HTTP/2 in real
+            // time: a full suite on two slow cores once made that take more than the default 30 s
+            // (tests of 3 s took 40 then), so this wait is longer; a passing run never waits it out.
+            try await waitUntil("the send ends or starts a back-off", within: .seconds(120), observing: { harness.clock.sleepers }) { sleepers in
                 sleepers > 0 || finished.withLock { $0 }
             }
             #expect(harness.clock.sleepers == 0, "it waits out a back-off it cannot finish by the deadline")

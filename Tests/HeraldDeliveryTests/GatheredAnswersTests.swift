@@ -12,7 +12,7 @@ struct GatheredAnswersTests {
 
     private func statuses(_ gathered: GatheredAnswers) -> [Int?]? {
         var statuses: [Int?]?
-        gathered.futureResult.whenSuccess { answers in statuses = answers.map { try? $0?.get().status } }
+        gathered.futureResult.assumeIsolated().whenSuccess { answers in statuses = answers.map { try? $0?.get().status } }
         self.loop.run()
         return statuses
     }
@@ -33,7 +33,7 @@ struct GatheredAnswersTests {
         #expect(self.statuses(gathered) == nil)
         gathered.expect(2)
         var answers: [Result<HTTP2Response, any Error>?] = []
-        gathered.futureResult.whenSuccess { answers = $0 }
+        gathered.futureResult.assumeIsolated().whenSuccess { answers = $0 }
         self.loop.run()
         #expect(answers.count == 2)
         #expect(throws: HTTP2ConnectionError.self) { try answers[1]?.get() }
