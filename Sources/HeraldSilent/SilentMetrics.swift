@@ -15,7 +15,7 @@ public struct SilentMetrics: Sendable {
         Counter(label: "herald_silent_registrations_total", dimensions: [("service", service), ("action", action)], factory: self.factory).increment()
     }
 
-    func pushed(service: String, outcome: SilentSender.Outcome, count: Int = 1) {
+    func pushed(service: String, outcome: SilentSender.Outcome, count: Int) {
         Counter(label: "herald_silent_pushes_total", dimensions: [("service", service), ("outcome", outcome.rawValue)], factory: self.factory).increment(by: count)
     }
 
