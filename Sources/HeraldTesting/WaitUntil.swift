@@ -6,21 +6,31 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
     public let lastObserved: String
     /// How long it waited.
     public let waited: Duration
+    /// How much of that the waiter itself spent waiting for a thread, added to its limit.
+    public let starved: Duration
 
-    public init(expectation: String, lastObserved: String, waited: Duration) {
+    public init(expectation: String, lastObserved: String, waited: Duration, starved: Duration = .zero) {
         self.expectation = expectation
         self.lastObserved = lastObserved
         self.waited = waited
+        self.starved = starved
     }
 
     public var description: String {
-        "never happened within \(self.waited): \(self.expectation) (last observed: \(self.lastObserved))"
+        let starved = self.starved > .zero ? ", \(self.starved) of it starved of a thread" : ""
+        return "never happened within \(self.waited)\(starved): \(self.expectation) (last observed: \(self.lastObserved))"
     }
 }
 
 /// Polls `observe` every `interval` until `done` holds for what it returns, and returns that
 /// value; throws `WaitTimedOut` naming `expectation` and the last observed value once `limit`
 /// (scaled by `TestTime`) passes.
+///
+/// Time the waiter spends not running — its pause ending far later than asked, because every
+/// thread of the pool was busy (a debug build's suite starting hundreds of tests on two cores
+/// has stalled them all for 30 s) — is added to the limit, up to four times the limit: whatever
+/// the test waits for was most likely queued for a thread just as long, and a wait that ends
+/// right after such a stall would blame it for the machine.
 ///
 /// This is the suite's only way to wait for something another task, process or server does:
 /// a fixed pause guesses how fast this machine is, a wait does not.
@@ -32,16 +42,37 @@ public func waitUntil<Value>(
     observing observe: () async throws -> Value,
     _ done: (Value) async throws -> Bool
 ) async throws -> Value {
-    let clock = ContinuousClock()
+    try await waitUntil(expectation(), within: limit, every: interval, on: ContinuousClock(), observing: observe, done)
+}
+
+/// `waitUntil` on `clock`, so a test of the wait itself can make its pauses end late.
+@discardableResult
+public func waitUntil<Value, WaitClock: Clock<Duration>>(
+    _ expectation: @autoclosure () -> String,
+    within limit: Duration,
+    every interval: Duration,
+    on clock: WaitClock,
+    observing observe: () async throws -> Value,
+    _ done: (Value) async throws -> Bool
+) async throws -> Value {
     let start = clock.now
-    let deadline = start + TestTime.bound(limit)
+    let bound = TestTime.bound(limit)
+    let cap = start + bound * 4
+    var deadline = start + bound
+    var starved = Duration.zero
     while true {
         let value = try await observe()
         if try await done(value) { return value }
         guard clock.now < deadline else {
-            throw WaitTimedOut(expectation: expectation(), lastObserved: String(describing: value), waited: clock.now - start)
+            throw WaitTimedOut(expectation: expectation(), lastObserved: String(describing: value), waited: clock.now - start, starved: starved)
         }
-        try await Task.sleep(for: interval)
+        let asleep = clock.now
+        try await clock.sleep(for: interval)
+        let late = clock.now - asleep - interval
+        if late > .milliseconds(250) {
+            starved += late
+            deadline = min(deadline + late, cap)
+        }
     }
 }
 
