@@ -57,21 +57,21 @@ public func waitUntil<Value, WaitClock: Clock<Duration>>(
 ) async throws -> Value {
     let start = clock.now
     let bound = TestTime.bound(limit)
-    let cap = start + bound * 4
-    var deadline = start + bound
+    let cap = start.advanced(by: bound * 4)
+    var deadline = start.advanced(by: bound)
     var starved = Duration.zero
     while true {
         let value = try await observe()
         if try await done(value) { return value }
         guard clock.now < deadline else {
-            throw WaitTimedOut(expectation: expectation(), lastObserved: String(describing: value), waited: clock.now - start, starved: starved)
+            throw WaitTimedOut(expectation: expectation(), lastObserved: String(describing: value), waited: start.duration(to: clock.now), starved: starved)
         }
         let asleep = clock.now
         try await clock.sleep(for: interval)
-        let late = clock.now - asleep - interval
+        let late = asleep.duration(to: clock.now) - interval
         if late > .milliseconds(250) {
             starved += late
-            deadline = min(deadline + late, cap)
+            deadline = min(deadline.advanced(by: late), cap)
         }
     }
 }
