@@ -2,9 +2,24 @@ import Foundation
 import HeraldCore
 import _CryptoExtras
 
-/// A Google service account made for one test run: a fresh RSA-2048 key and the JSON file Google
-/// would issue for it, so no credentials are committed and the mock FCM can verify its JWTs.
+/// A Google service account made for one test run: an RSA-2048 key made in this process and the
+/// JSON file Google would issue for it, so no credentials are committed and the mock FCM can
+/// verify its JWTs.
 public struct TestServiceAccount: Sendable {
+    /// Where an account's key comes from.
+    public enum Key: Sendable {
+        /// One key for every such account of the process, made on first use: a debug build
+        /// spends about a second of CPU on each RSA-2048 key, and a suite starting dozens of
+        /// harnesses at once on two cores stalled every test for half a minute. Accounts still
+        /// differ in their key id, e-mail and client id.
+        case shared
+        /// A key no other account has, for a test of a stranger's signature.
+        case fresh
+    }
+
+    /// Made once per process; a failure is kept and rethrown to every account that asks.
+    private static let sharedKey = Result { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+
     public let projectID: String
     public let clientEmail: String
     /// 40 hex digits, as Google's `private_key_id`.
@@ -16,8 +31,11 @@ public struct TestServiceAccount: Sendable {
     /// Google's numeric `client_id` of the account.
     public let clientID: String
 
-    public init(projectID: String = "herald-test", clientEmail: String? = nil) throws {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    public init(projectID: String = "herald-test", clientEmail: String? = nil, key source: Key = .shared) throws {
+        let key = switch source {
+        case .shared: try Self.sharedKey.get()
+        case .fresh: try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        }
         self.projectID = projectID
         self.clientEmail = clientEmail ?? "herald-sender@\(projectID).iam.gserviceaccount.com"
         self.privateKeyID = (0..<20).map { _ in UInt8.random(in: .min ... .max) }

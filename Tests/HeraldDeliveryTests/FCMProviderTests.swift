@@ -199,7 +199,7 @@ import Testing
     }
 
     @Test func aRefusedGrantFailsAtOnce() async throws {
-        let stranger = try TestServiceAccount(projectID: "herald-fcm")
+        let stranger = try TestServiceAccount(projectID: "herald-fcm", key: .fresh)
         try await MockFCMHarness.with(signingAccount: stranger) { harness in
             let outcome = try await harness.send(MockFCMHarness.notification())
             guard case .failed(let reason) = outcome else {
