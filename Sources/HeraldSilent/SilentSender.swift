@@ -122,24 +122,12 @@ public struct SilentSender: Sendable {
     /// One counter update an outcome the batch had, not one a push: each looks its counter up by
     /// its labels.
     private func count(_ outcomes: [Outcome], service: String) {
-        var tally = [Int](repeating: 0, count: Self.tallied.count)
-        for outcome in outcomes { tally[Self.index(of: outcome)] += 1 }
-        for (index, outcome) in Self.tallied.enumerated() where tally[index] > 0 {
+        let cases = Outcome.allCases
+        var tally = [Int](repeating: 0, count: cases.count)
+        // Six cases: a scan is cheaper than hashing into a dictionary a push.
+        for outcome in outcomes { tally[cases.firstIndex(of: outcome) ?? 0] += 1 }
+        for (index, outcome) in cases.enumerated() where tally[index] > 0 {
             self.metrics.pushed(service: service, outcome: outcome, count: tally[index])
-        }
-    }
-
-    /// Outcomes in the order `index(of:)` numbers them.
-    private static let tallied: [Outcome] = [.delivered, .deadToken, .failed, .coalesced, .throttled, .unregistered]
-
-    private static func index(of outcome: Outcome) -> Int {
-        switch outcome {
-        case .delivered: 0
-        case .deadToken: 1
-        case .failed: 2
-        case .coalesced: 3
-        case .throttled: 4
-        case .unregistered: 5
         }
     }
 
